@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+// Environment is parsed once, here; everything else receives a typed Config.
+const flag = z.enum(['0', '1']).transform((v) => v === '1');
+const schedule = z
+  .string()
+  .regex(/^\d+(,\d+)*$/, 'comma-separated milliseconds')
+  .transform((v) => v.split(',').map(Number));
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  MEDIA_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z.string().min(1).default('postgres://localhost:5432/voice'),
+  REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  PUBLIC_MEDIA_URL: z.string().optional(),
+  KEYRING: z.string().optional(),
+  ALLOW_PRIVATE_URLS: flag.default(false),
+  WEBHOOK_RETRY_SCHEDULE_MS: schedule.default([0, 5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000]),
+  TRANSCRIPT_RETENTION_DAYS: z.coerce.number().int().min(1).max(90).default(90),
+  ROLES: z
+    .string()
+    .default('api,media,worker')
+    .transform((v) => v.split(',').map((r) => r.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(['api', 'media', 'worker'])).min(1)),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATA_DIR: z.string().default('.data'),
+  DRAIN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
+});
+
+export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'PUBLIC_MEDIA_URL'> & {
+  PUBLIC_BASE_URL: string;
+  PUBLIC_MEDIA_URL: string;
+};
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid environment: ${lines.join('; ')}`);
+  }
+  const c = parsed.data;
+  return {
+    ...c,
+    PUBLIC_BASE_URL: c.PUBLIC_BASE_URL ?? `http://${c.HOST}:${c.PORT}`,
+    PUBLIC_MEDIA_URL: c.PUBLIC_MEDIA_URL ?? `ws://${c.HOST}:${c.MEDIA_PORT}`,
+  };
+}

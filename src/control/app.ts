@@ -1,0 +1,33 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { AppContext } from '../app-context.js';
+import { installDocs } from './docs-page.js';
+import { ApiDocs } from './openapi.js';
+import { installErrorHandler } from './plugins/error-handler.js';
+import { BODY_LIMIT_BYTES, installJsonBody } from './plugins/json-body.js';
+import type { Router } from './route.js';
+import { registerRoutes } from './routes/index.js';
+
+/** The control plane: both doors, one error model, docs generated from the route schemas. */
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log.child({ role: 'api' }) as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: () => randomUUID(),
+    disableRequestLogging: false,
+    trustProxy: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  installErrorHandler(app);
+  installJsonBody(app);
+  const docs = new ApiDocs();
+  const router: Router = { app, ctx, docs };
+  registerRoutes(router);
+  installDocs(app, docs, ctx.config.PUBLIC_BASE_URL);
+  app.get('/healthz', async () => ({ ok: true }));
+  await app.ready();
+  return app;
+}

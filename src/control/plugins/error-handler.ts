@@ -1,0 +1,47 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError, errors } from '../../shared/errors.js';
+
+// Every failure leaves as {"detail": ...}. Fastify's own errors and Postgres errors are
+// classified here, once; anything unknown is a 500 that leaks nothing but the request id.
+
+const PG_CLASSES: Record<string, () => AppError> = {
+  '23505': () => errors.conflict('resource already exists'),
+  '40001': () => errors.unavailable('temporarily unavailable, retry'),
+  '40P01': () => errors.unavailable('temporarily unavailable, retry'),
+  '57P01': () => errors.unavailable('service restarting'),
+};
+
+function classify(err: FastifyError & { code?: string }): AppError | null {
+  if (err instanceof AppError) return err;
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errors.payloadTooLarge();
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return errors.unsupportedMediaType();
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return errors.validation([{ loc: ['body'], msg: 'malformed JSON', type: 'json_invalid' }]);
+  }
+  if (err.code && PG_CLASSES[err.code]) return PG_CLASSES[err.code]();
+  const status = err.statusCode ?? 0;
+  if (status >= 400 && status < 500) {
+    return new AppError(`VC_ERR_HTTP_${status}`, status, 'invalid_request', err.message || 'bad request');
+  }
+  return null;
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const known = classify(err);
+    if (!known) {
+      req.log.error({ err }, 'unhandled error');
+      return reply.code(500).send({ detail: 'internal error' });
+    }
+    if (known.status >= 500) req.log.warn({ code: known.code }, 'request failed');
+    return reply.code(known.status).headers(known.headers).send({ detail: known.detail });
+  });
+  app.setNotFoundHandler((_req, reply) => {
+    const e = errors.routeNotFound();
+    return reply.code(e.status).send({ detail: e.detail });
+  });
+}

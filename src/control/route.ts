@@ -1,0 +1,167 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { AppContext } from '../app-context.js';
+import { errors } from '../shared/errors.js';
+import { authenticateApiKey, requireScope, type ApiKeyCaller } from './auth/api-key.js';
+import { authenticateBearer, loadOwnedProject, type ConsoleCaller } from './auth/console-session.js';
+import { rateHeaders, takeRequest } from './auth/rate-limit.js';
+import type { Scope } from './auth/scopes.js';
+import type { ApiDocs } from './openapi.js';
+import { parseInput } from './validation.js';
+
+// Every route is declared once with its zod schemas: the same declaration validates the
+// request, authenticates the caller and documents the route in /openapi.json.
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
+export type AuthKind = 'none' | 'console' | 'console-unverified' | { scope: Scope };
+
+type Schema = z.ZodType | undefined;
+type Out<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteDef<B extends Schema, Q extends Schema, P extends Schema, H extends Schema = undefined> {
+  method: Method;
+  url: string;
+  summary: string;
+  tag: string;
+  auth: AuthKind;
+  body?: B;
+  query?: Q;
+  params?: P;
+  headers?: H;
+  status: number;
+  response?: z.ZodType;
+  /** Runs after authentication and before any input is parsed (ownership checks). */
+  authorize?: (caller: Caller, rawParams: Record<string, unknown>) => Promise<void>;
+}
+
+export type Caller = ApiKeyCaller | ConsoleCaller | null;
+
+export interface RouteInput<B extends Schema, Q extends Schema, P extends Schema, H extends Schema> {
+  body: Out<B>;
+  query: Out<Q>;
+  params: Out<P>;
+  headers: Out<H>;
+  caller: Caller;
+  req: FastifyRequest;
+  reply: FastifyReply;
+}
+
+export interface Router {
+  app: FastifyInstance;
+  ctx: AppContext;
+  docs: ApiDocs;
+}
+
+async function authenticate(router: Router, auth: AuthKind, req: FastifyRequest, reply: FastifyReply): Promise<Caller> {
+  if (auth === 'none') return null;
+  if (auth === 'console' || auth === 'console-unverified') {
+    return authenticateBearer(router.ctx, req.headers.authorization, { allowUnverified: auth === 'console-unverified' });
+  }
+  const caller = await authenticateApiKey(router.ctx, req.headers['x-api-key']);
+  const window = await takeRequest(router.ctx, caller.projectId, caller.apiRpm);
+  reply.headers(rateHeaders(window));
+  if (window.exceeded) throw errors.rateLimited(window.resetSeconds);
+  requireScope(caller, auth.scope);
+  return caller;
+}
+
+export function defineRoute<B extends Schema, Q extends Schema, P extends Schema, H extends Schema = undefined>(
+  router: Router,
+  def: RouteDef<B, Q, P, H>,
+  handler: (input: RouteInput<B, Q, P, H>) => Promise<unknown>,
+): void {
+  router.docs.add(def);
+  router.app.route({
+    method: def.method,
+    url: def.url,
+    handler: async (req, reply) => {
+      const caller = await authenticate(router, def.auth, req, reply);
+      if (def.authorize) await def.authorize(caller, req.params as Record<string, unknown>);
+      // Path first: a malformed id is reported before anything about the body.
+      const params = (def.params ? parseInput(def.params, req.params, 'path') : undefined) as Out<P>;
+      const headers = (def.headers ? parseInput(def.headers, req.headers, 'header') : undefined) as Out<H>;
+      const query = (def.query ? parseInput(def.query, req.query, 'query') : undefined) as Out<Q>;
+      const body = (def.body ? parseInput(def.body, req.body, 'body') : undefined) as Out<B>;
+      const result = await handler({ body, query, params, headers, caller, req, reply });
+      reply.code(def.status);
+      return result;
+    },
+  });
+}
+
+export interface ProjectCaller {
+  door: 'machine' | 'console';
+  projectId: string;
+  accountId: string | null;
+}
+
+type ObjectSchema = z.ZodObject | undefined;
+
+export interface ProjectRouteDef<B extends Schema, Q extends Schema, P extends ObjectSchema, H extends Schema>
+  extends Omit<RouteDef<B, Q, P, H>, 'url' | 'auth'> {
+  /** Path below the project, e.g. `/agents/:agent_id`. */
+  path: string;
+  scope: Scope;
+  /** Machine-door path names the project (`/v2/projects/:project_id/...`), as webhooks do. */
+  machineProjectInPath?: boolean;
+}
+
+const projectParam = z.object({ project_id: z.uuid() });
+
+/**
+ * Registers one operation on both doors: `/v2{path}` (API key with `scope`) and
+ * `/console/v2/projects/:project_id{path}` (account session, project owned by the account).
+ * `params` must not include project_id: it is handled here.
+ */
+export function defineProjectRoute<B extends Schema, Q extends Schema, P extends ObjectSchema, H extends Schema = undefined>(
+  router: Router,
+  def: ProjectRouteDef<B, Q, P, H>,
+  handler: (input: RouteInput<B, Q, P, H> & { project: ProjectCaller }) => Promise<unknown>,
+): void {
+  const withProject = def.params ? projectParam.extend(def.params.shape) : projectParam;
+  const machineUrl = def.machineProjectInPath ? `/v2/projects/:project_id${def.path}` : `/v2${def.path}`;
+  const machineParams = def.machineProjectInPath ? withProject : def.params;
+
+  const machineDef = {
+    ...def,
+    url: machineUrl,
+    auth: { scope: def.scope },
+    params: machineParams,
+    // Another project's id in the path is indistinguishable from a missing project.
+    authorize: async (caller: Caller, raw: Record<string, unknown>) => {
+      if (!def.machineProjectInPath) return;
+      const parsed = projectParam.safeParse({ project_id: raw.project_id });
+      if (parsed.success && parsed.data.project_id.toLowerCase() !== (caller as ApiKeyCaller).projectId) {
+        throw errors.notFound('project not found');
+      }
+    },
+  };
+  defineRoute(router, machineDef, async (input) => {
+    const caller = input.caller as ApiKeyCaller;
+    const { project_id: _inPath, ...params } = (input.params ?? {}) as Record<string, unknown>;
+    const project: ProjectCaller = { door: 'machine', projectId: caller.projectId, accountId: null };
+    return handler({ ...input, params: params as Out<P>, project });
+  });
+
+  defineRoute(
+    router,
+    {
+      ...def,
+      url: `/console/v2/projects/:project_id${def.path}`,
+      auth: 'console',
+      params: withProject,
+      // Ownership before validation: another owner's project answers 404 whatever the body.
+      authorize: async (caller, raw) => {
+        const parsed = projectParam.safeParse({ project_id: raw.project_id });
+        if (parsed.success) await loadOwnedProject(router.ctx, (caller as ConsoleCaller).accountId, parsed.data.project_id);
+      },
+    },
+    async (input) => {
+      const caller = input.caller as ConsoleCaller;
+      const { project_id, ...params } = input.params as Record<string, unknown>;
+      const projectId = String(project_id).toLowerCase();
+      const project: ProjectCaller = { door: 'console', projectId, accountId: caller.accountId };
+      return handler({ ...input, params: params as Out<P>, project });
+    },
+  );
+}

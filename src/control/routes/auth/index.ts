@@ -1,0 +1,45 @@
+import type { AppContext } from '../../../app-context.js';
+import { findAccountByEmail, createAccount, sendVerification, verifyEmailToken } from '../../../db/repos/accounts.js';
+import { revokeFamily, rotateRefresh, startFamily } from '../../../db/repos/auth-tokens.js';
+import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../../shared/crypto/password.js';
+import { errors } from '../../../shared/errors.js';
+import type { ConsoleCaller } from '../../auth/console-session.js';
+import { defineRoute, type Router } from '../../route.js';
+import { AccountInfo, LoginBody, RefreshBody, SignupBody, TokenPairInfo, VerifyEmailBody } from '../../schemas/identity.js';
+
+async function checkPassword(ctx: AppContext, email: string, password: string) {
+  const account = await findAccountByEmail(ctx, email);
+  // Verify against a dummy hash when there is no account, so timing does not reveal which is wrong.
+  const ok = await verifyPassword(password, account?.password_hash ?? DUMMY_PASSWORD_HASH);
+  if (!account || !ok) throw errors.invalidCredentials();
+  return account;
+}
+
+export function authRoutes(router: Router): void {
+  const { ctx } = router;
+  const tag = 'console auth';
+
+  defineRoute(router, { method: 'POST', url: '/console/auth/signup', summary: 'Create an account', tag, auth: 'none', body: SignupBody, status: 201, response: AccountInfo }, async ({ body }) => {
+    const account = await createAccount(ctx, body.email, body.password);
+    await sendVerification(ctx, account);
+    return { id: account.id, email: account.email, email_verified: account.email_verified };
+  });
+
+  defineRoute(router, { method: 'POST', url: '/console/auth/verify-email', summary: 'Verify an e-mail address', tag, auth: 'none', body: VerifyEmailBody, status: 200 }, async ({ body }) => {
+    if (!(await verifyEmailToken(ctx, body.token))) throw errors.notFound('verification token not found or expired');
+    return { email_verified: true };
+  });
+
+  defineRoute(router, { method: 'POST', url: '/console/auth/login', summary: 'Log in', tag, auth: 'none', body: LoginBody, status: 200, response: TokenPairInfo }, async ({ body }) => {
+    const account = await checkPassword(ctx, body.email, body.password);
+    if (account.suspended) throw errors.accountSuspended();
+    return startFamily(ctx, account.id);
+  });
+
+  defineRoute(router, { method: 'POST', url: '/console/auth/refresh', summary: 'Rotate the refresh token', tag, auth: 'none', body: RefreshBody, status: 200, response: TokenPairInfo }, async ({ body }) => rotateRefresh(ctx, body.refresh_token));
+
+  defineRoute(router, { method: 'POST', url: '/console/auth/logout', summary: 'Revoke this session', tag, auth: 'console-unverified', status: 200 }, async ({ caller }) => {
+    await revokeFamily(ctx, (caller as ConsoleCaller).familyId);
+    return { logged_out: true };
+  });
+}

@@ -1,0 +1,28 @@
+import type { Logger } from './logger.js';
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  send(mail: Mail): Promise<void>;
+}
+
+/** Development transport: writes the mail to the log (the contract's development mail transport). */
+export function logMailer(log: Logger): Mailer {
+  return {
+    async send(mail) {
+      log.info({ mail_subject: mail.subject }, `mail for account: ${mail.text}`);
+    },
+  };
+}
+
+/** Keeps mails in memory (tests read verification tokens from here). */
+export class MemoryMailer implements Mailer {
+  readonly sent: Mail[] = [];
+  async send(mail: Mail): Promise<void> {
+    this.sent.push(mail);
+  }
+}

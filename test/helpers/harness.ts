@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../src/app-context.js';
+import { loadConfig, type Config } from '../../src/config/env.js';
+import { closeContext, createContext } from '../../src/context.js';
+import { buildApp } from '../../src/control/app.js';
+import { dropDatabase } from '../../src/db/sql.js';
+import { ManualClock, systemClock, type Clock } from '../../src/shared/clock.js';
+import { Keyring } from '../../src/shared/crypto/keyring.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { MemoryMailer } from '../../src/shared/mailer.js';
+
+// Each test file gets its own Postgres database and its own Redis key prefix, so test files
+// (and several developers' runs) can share one server without seeing each other.
+
+const PG_BASE = process.env.TEST_DATABASE_BASE ?? 'postgres://postgres@127.0.0.1:5432';
+
+export interface Harness {
+  ctx: AppContext;
+  app: FastifyInstance;
+  mailer: MemoryMailer;
+  clock: Clock;
+  close: () => Promise<void>;
+}
+
+export function testKeyring(): Keyring {
+  return new Keyring([{ id: 't1', key: randomBytes(32) }]);
+}
+
+export async function startHarness(opts: { env?: Record<string, string>; clock?: ManualClock; app?: boolean } = {}): Promise<Harness> {
+  const dbName = `voice_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const config: Config = loadConfig({
+    DATABASE_URL: `${PG_BASE}/${dbName}`,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ALLOW_PRIVATE_URLS: '1',
+    PORT: '0',
+    MEDIA_PORT: '0',
+    ...opts.env,
+  });
+  const mailer = new MemoryMailer();
+  const clock = opts.clock ?? systemClock;
+  const ctx = await createContext(config, {
+    log: createLogger(config.LOG_LEVEL),
+    keyring: testKeyring(),
+    mailer,
+    clock,
+    redisPrefix: `vc:test:${dbName}:`,
+  });
+  const app = opts.app === false ? (undefined as unknown as FastifyInstance) : await buildApp(ctx);
+  return {
+    ctx,
+    app,
+    mailer,
+    clock,
+    close: async () => {
+      if (app) await app.close();
+      const keys = await ctx.redis.keys(`${ctx.redisPrefix}*`);
+      if (keys.length) await ctx.redis.del(...keys);
+      await closeContext(ctx);
+      await dropDatabase(config.DATABASE_URL);
+    },
+  };
+}
