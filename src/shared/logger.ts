@@ -35,8 +35,9 @@ const REDACT = [
   'req.headers.cookie',
 ];
 
-export function createLogger(level = 'info', name = 'voice'): Logger {
-  return pino({ name, level, redact: { paths: REDACT, censor: '[redacted]' } });
+/** `fd` 2 sends logs to stderr (the admin command keeps stdout for its JSON answer). */
+export function createLogger(level = 'info', name = 'voice', fd: 1 | 2 = 1): Logger {
+  return pino({ name, level, redact: { paths: REDACT, censor: '[redacted]' } }, pino.destination({ fd, sync: fd === 2 }));
 }
 
 export type { Logger };
