@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { installDocs } from './docs-page.js';
 import { ApiDocs } from './openapi.js';
@@ -17,6 +17,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     disableRequestLogging: false,
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true },
+    // Errors raised before routing (bad URL encoding, over-long path segments) keep the error shape.
+    frameworkErrors: (err, req, reply) => {
+      reply.header('x-request-id', req.id);
+      return (reply as unknown as FastifyReply).code(err.statusCode ?? 400).send({ detail: err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'path segment too long' : 'malformed URL' });
+    },
   });
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);

@@ -1,6 +1,9 @@
 import postgres from 'postgres';
 
 export type Sql = postgres.Sql<{ bigint: bigint }>;
+export type Tx = postgres.TransactionSql<{ bigint: bigint }>;
+/** Either the pool or a transaction: repository functions that may run inside one take this. */
+export type Queryable = Sql | Tx;
 
 /** Bigints (money in nano-USD, counters) come back as JS bigint, never as floats. */
 export function createSql(url: string, max = 10): Sql {
