@@ -14,7 +14,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     loggerInstance: ctx.log.child({ role: 'api' }) as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
-    disableRequestLogging: false,
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true },
     // Errors raised before routing (bad URL encoding, over-long path segments) keep the error shape.
