@@ -84,3 +84,19 @@ export const errors = {
 export function fieldError(loc: (string | number)[], msg: string, type = 'value_error'): AppError {
   return errors.validation([{ loc, msg, type }]);
 }
+
+/** Voice session admission and settlement (contract §5, §6). */
+export const sessionErrors = {
+  agentInactive: () => new AppError('VC_ERR_CONFLICT_AGENT_INACTIVE', 409, 'conflict', 'agent is inactive'),
+  providersUnavailable: () =>
+    new AppError('VC_ERR_PROVIDER_UNAVAILABLE', 503, 'connectivity', 'provider accounts unverified or unavailable'),
+  walletInsufficient: () =>
+    new AppError('VC_ERR_QUOTA_WALLET', 402, 'quota', 'wallet cannot cover the session maximum duration'),
+  concurrencyLimit: (retryAfterSeconds: number) =>
+    new AppError('VC_ERR_RATE_CONCURRENCY', 429, 'rate_limit', 'concurrency limit reached', {
+      'retry-after': String(retryAfterSeconds),
+    }),
+  draining: () => new AppError('VC_ERR_UNAVAILABLE_DRAINING', 503, 'connectivity', 'service draining'),
+  sessionNotFound: () => new AppError('VC_ERR_NOT_FOUND', 404, 'not_found', 'voice session not found'),
+  agentNotFound: () => new AppError('VC_ERR_NOT_FOUND', 404, 'not_found', 'agent not found'),
+};

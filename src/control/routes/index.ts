@@ -1,9 +1,15 @@
 import type { Router } from '../route.js';
 import { authRoutes } from './auth/index.js';
 import { projectRoutes } from './projects/index.js';
+import { voiceSessionRoutes } from './voice-sessions/index.js';
+import { walletRoutes } from './wallet/index.js';
+import { webhookRoutes } from './webhooks/index.js';
 
 /** Every resource's routes; each resource lives in its own folder. */
 export function registerRoutes(router: Router): void {
   authRoutes(router);
   projectRoutes(router);
+  voiceSessionRoutes(router);
+  walletRoutes(router);
+  webhookRoutes(router);
 }

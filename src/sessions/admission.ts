@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../app-context.js';
+import type { CreateVoiceSessionBody } from '../control/schemas/voice-sessions.js';
+import {
+  insertSession,
+  loadAgentRow,
+  loadStageAccounts,
+  toSessionInfo,
+  type AgentForSession,
+  type SessionInfo,
+  type StageAccount,
+} from '../db/repos/voice-sessions.js';
+import { lockWallet, placeHold } from '../db/repos/wallet.js';
+import { randomToken, sha256Hex } from '../shared/crypto/tokens.js';
+import { errors, sessionErrors, type FieldError } from '../shared/errors.js';
+import { isDraining } from './draining.js';
+import { holdFor, RATE_NANO_USD_PER_MIN, RATE_VERSION } from './money.js';
+import { CREATED_SLOT_MARGIN_MS, releaseSlot, takeSlot } from './slots.js';
+
+export const WS_URL_TTL_SECONDS = 60;
+export const MAX_DURATION_CAP_SECONDS = 14_400;
+export const DEFAULT_MAX_DURATION_SECONDS = 600;
+
+export interface AdmittedSession {
+  session: SessionInfo;
+  ws_url: string;
+  expires_in_seconds: number;
+}
+
+/** Contract §5: the smallest of request, agent and the global cap; 600 when neither sets one. */
+export function effectiveMaxDuration(requested: number | null | undefined, agent: number | null): number {
+  const set = [requested, agent].filter((v): v is number => typeof v === 'number');
+  if (set.length === 0) return DEFAULT_MAX_DURATION_SECONDS;
+  return Math.min(...set, MAX_DURATION_CAP_SECONDS);
+}
+
+/** Undeclared or missing required variables, each named at `["body","variables","<name>"]`. */
+export function checkVariables(declared: AgentForSession['variables'], sent: Record<string, string>): FieldError[] {
+  const names = new Set(declared.map((v) => v.name));
+  const out: FieldError[] = [];
+  for (const name of Object.keys(sent)) {
+    if (!names.has(name)) out.push({ loc: ['body', 'variables', name], msg: 'variable is not declared by the agent', type: 'extra_forbidden' });
+  }
+  for (const v of declared) {
+    if (v.required && !(v.name in sent)) out.push({ loc: ['body', 'variables', v.name], msg: 'field required', type: 'missing' });
+  }
+  return out;
+}
+
+/** Stages with their provider and account revision; the stage keys are the agent's own (no secrets live there). */
+export function pipelineSnapshot(agent: AgentForSession, accounts: Map<string, StageAccount>): Record<string, unknown> {
+  const snapshot: Record<string, unknown> = {};
+  for (const [stage, cfg] of Object.entries(agent.pipeline_config)) {
+    const account = accounts.get(cfg.account_id)!;
+    snapshot[stage] = { ...cfg, provider: account.provider, account_revision: account.revision };
+  }
+  return snapshot;
+}
+
+/** True when every stage names a live, verified account of the project. */
+export function stagesVerified(agent: Pick<AgentForSession, 'pipeline_config'>, accounts: Map<string, StageAccount>): boolean {
+  const stages = Object.values(agent.pipeline_config ?? {});
+  if (stages.length === 0) return false;
+  return stages.every((s) => {
+    const a = accounts.get(s?.account_id);
+    return !!a && a.status === 'verified' && a.deleted_at === null;
+  });
+}
+
+export function stageAccountIds(config: Record<string, { account_id?: unknown }>): string[] {
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+  return Object.values(config ?? {})
+    .map((s) => s?.account_id)
+    .filter((id): id is string => typeof id === 'string' && uuid.test(id));
+}
+
+/**
+ * Admits a web media session. Checks run in contract §5 order (the body was validated by the
+ * route). Hold, slot and hashed token are written in one transaction that holds the wallet
+ * row lock, so concurrent admissions of a project never overdraw.
+ */
+export async function admitSession(ctx: AppContext, projectId: string, body: CreateVoiceSessionBody): Promise<AdmittedSession> {
+  if (isDraining(ctx)) throw sessionErrors.draining();
+
+  const agent = await loadAgentRow(ctx.sql, projectId, body.agent_id);
+  if (!agent) throw sessionErrors.agentNotFound();
+  if (!agent.is_active) throw sessionErrors.agentInactive();
+
+  const variableErrors = checkVariables(agent.variables ?? [], body.variables);
+  if (variableErrors.length) throw errors.validation(variableErrors);
+
+  const accounts = await loadStageAccounts(ctx.sql, projectId, stageAccountIds(agent.pipeline_config));
+  if (!stagesVerified(agent, accounts)) throw sessionErrors.providersUnavailable();
+
+  const maxDuration = effectiveMaxDuration(body.max_duration_seconds, agent.max_duration_seconds);
+  const hold = holdFor(maxDuration);
+  const token = randomToken(32); // 256 bits
+  const sessionId = randomUUID();
+  const now = ctx.clock.now();
+  const expiresAt = new Date(now.getTime() + WS_URL_TTL_SECONDS * 1000);
+
+  let slotTaken = false;
+  try {
+    const row = await ctx.sql.begin(async (tx) => {
+      const [project] = await tx<{ revision: number; max_concurrent_sessions: number }[]>`
+        select revision, max_concurrent_sessions from projects where id = ${projectId}`;
+      const wallet = await lockWallet(tx, projectId);
+      if (!wallet || wallet.balance - wallet.held < hold) throw sessionErrors.walletInsufficient();
+      const slot = await takeSlot(ctx, projectId, sessionId, project.max_concurrent_sessions, expiresAt.getTime() + CREATED_SLOT_MARGIN_MS);
+      if (!slot.taken) throw sessionErrors.concurrencyLimit(slot.retryAfterSeconds);
+      slotTaken = true;
+      const inserted = await insertSession(tx, {
+        id: sessionId,
+        project_id: projectId,
+        agent_id: agent.id,
+        agent_version: agent.version,
+        direction: 'web',
+        language: agent.language,
+        pipeline_mode: agent.pipeline_mode,
+        pipeline_snapshot: pipelineSnapshot(agent, accounts),
+        project_revision: project.revision,
+        sample_rate_in: body.sample_rate_in,
+        sample_rate_out: body.sample_rate_out,
+        encoding: body.encoding,
+        max_duration_seconds: maxDuration,
+        created_at: now,
+        record: agent.record_calls && (body.record ?? true),
+        store_transcript: agent.store_transcript && (body.store_transcript ?? true),
+        metadata: body.metadata ?? null,
+        variables: body.variables,
+        rate_nano_usd_per_min: RATE_NANO_USD_PER_MIN,
+        rate_version: RATE_VERSION,
+        hold_nano_usd: hold,
+        token_hash: sha256Hex(token),
+        token_expires_at: expiresAt,
+      });
+      await placeHold(tx, projectId, sessionId, hold, now);
+      return inserted;
+    });
+    return {
+      session: toSessionInfo(row),
+      ws_url: `${ctx.config.PUBLIC_MEDIA_URL}/v2/voice/sessions/${sessionId}/stream?token=${token}`,
+      expires_in_seconds: WS_URL_TTL_SECONDS,
+    };
+  } catch (err) {
+    if (slotTaken) await releaseSlot(ctx, projectId, sessionId).catch(() => {});
+    throw err;
+  }
+}
