@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 // Secrets and personal data never reach the log: these paths are censored wherever they
 // appear (request bodies, headers, our own structured fields).
@@ -35,9 +35,10 @@ const REDACT = [
   'req.headers.cookie',
 ];
 
-/** `fd` 2 sends logs to stderr (the admin command keeps stdout for its JSON answer). */
-export function createLogger(level = 'info', name = 'voice', fd: 1 | 2 = 1): Logger {
-  return pino({ name, level, redact: { paths: REDACT, censor: '[redacted]' } }, pino.destination({ fd, sync: fd === 2 }));
+/** `to` 2 sends logs to stderr (the admin command keeps stdout for its JSON answer). */
+export function createLogger(level = 'info', name = 'voice', to: 1 | 2 | DestinationStream = 1): Logger {
+  const dest = typeof to === 'number' ? pino.destination({ fd: to, sync: to === 2 }) : to;
+  return pino({ name, level, redact: { paths: REDACT, censor: '[redacted]' } }, dest);
 }
 
 export type { Logger };
