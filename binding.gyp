@@ -2,11 +2,35 @@
   "targets": [
     {
       "target_name": "vc_native",
-      "sources": ["native/src/binding/addon.cc"],
+      "sources": [
+        "native/src/core/status.cc",
+        "native/src/core/framer.cc",
+        "native/src/core/g711.cc",
+        "native/src/core/resampler.cc",
+        "native/src/core/dtmf.cc",
+        "native/src/core/ambience.cc",
+        "native/src/core/mixer.cc",
+        "native/src/core/vad.cc",
+        "native/src/core/bargein.cc",
+        "native/src/core/channel.cc",
+        "native/src/binding/addon.cc",
+        "native/src/binding/framer_wrap.cc",
+        "native/src/binding/resampler_wrap.cc",
+        "native/src/binding/vad_wrap.cc",
+        "native/src/binding/channel_wrap.cc",
+        "native/src/binding/dtmf_wrap.cc",
+        "native/src/binding/ambience_wrap.cc"
+      ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "native/include"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS"],
-      "cflags_cc": ["-std=c++17", "-O3", "-fno-exceptions"],
-      "cflags_cc!": ["-fno-rtti"]
+      "cflags": ["-O3", "-Wno-psabi"],
+      "cflags_cc": ["-std=c++17", "-O3", "-fno-exceptions", "-Wno-psabi"],
+      "cflags_cc!": ["-fno-rtti", "-std=gnu++17"],
+      "xcode_settings": {
+        "GCC_ENABLE_CPP_EXCEPTIONS": "NO",
+        "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
+        "OTHER_CPLUSPLUSFLAGS": ["-O3"]
+      }
     }
   ]
 }

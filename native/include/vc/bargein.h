@@ -1,0 +1,61 @@
+// Echo-aware barge-in: decides whether the caller really speaks while the
+// agent plays. The far-end reference (what the agent plays) bounds the echo
+// expected in each band over the last maxEchoDelayMs; only energy above that
+// bound (and above the noise floor) counts as caller speech, and only speech
+// lasting minDurationMs raises an interruption.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "vc/status.h"
+#include "vc/vad.h"
+
+namespace vc {
+
+struct BargeInOptions {
+  int minDurationMs = 300;     // caller speech needed for an interruption
+  float threshold = 0.5f;      // caller-speech probability threshold
+  int maxEchoDelayMs = 300;    // longest echo path considered (spec: 20-200 ms)
+  float echoMarginDb = 6.0f;   // headroom above the learned echo return loss
+  int gapMs = 120;             // pause that resets the duration counter
+};
+
+enum BargeInEvent : int { kBargeInInterruption = 1, kBargeInEnd = 2 };
+
+struct BargeInResult {
+  float callerProbability = 0;
+  bool callerSpeech = false;   // this frame counts as caller speech
+  bool agentActive = false;    // the reference carried audio recently
+  int events = 0;              // BargeInEvent bits
+  int64_t interruptionMs = -1; // stream time the interrupting speech began
+};
+
+class BargeInDetector {
+ public:
+  // refRateHz may differ from the mic rate; band powers are rate independent.
+  Status Init(int micRateHz, int refRateHz, int frameMs, const BargeInOptions& o,
+              const VadOptions& vo = VadOptions());
+  // mic: frameSamples(); ref: refFrameSamples() or null for silence.
+  void ProcessFrame(const int16_t* mic, const int16_t* ref, VadResult* vad, BargeInResult* r);
+  void Reset();
+  size_t frameSamples() const { return vad_.frameSamples(); }
+  size_t refFrameSamples() const { return static_cast<size_t>(ref_.hopSamples() * hops_); }
+
+ private:
+  static constexpr int kMaxHist = 101;  // 1 s of 10 ms hops
+  float HopProbability(const float* mic, const float* micFloor, const float* refBands);
+
+  Vad vad_;
+  BandAnalyzer ref_;
+  SpeechScorer caller_;
+  BargeInOptions o_;
+  int hops_ = 0, hist_ = 0, head_ = 0;
+  float ring_[kMaxHist][kBands];
+  float erl_[kBands];  // learned echo power gain ref -> mic per band
+  float margin_ = 4.f;
+  int64_t nowMs_ = 0, runMs_ = 0, quietMs_ = 0, markMs_ = -1, lastMs_ = -1;
+  int refActiveHops_ = 0;
+  bool fired_ = false;
+};
+
+}  // namespace vc

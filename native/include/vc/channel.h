@@ -1,0 +1,69 @@
+// MediaChannel: the whole inbound hot path of one call in a single call per
+// socket message: validate + resample to the processing rate + frame + VAD +
+// echo-aware barge-in. All buffers are sized once in Init.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "vc/bargein.h"
+#include "vc/framer.h"
+#include "vc/resampler.h"
+#include "vc/vad.h"
+
+namespace vc {
+
+struct ChannelConfig {
+  int inRateHz = 16000;    // caller PCM on the socket
+  int procRateHz = 16000;  // VAD/ASR rate (8000 or 16000)
+  int refRateHz = 16000;   // rate of the agent audio pushed as reference
+  int frameMs = 20;
+  size_t maxMessageBytes = 65536;
+  ResamplerQuality quality = ResamplerQuality::kDefault;
+  VadOptions vad;
+  BargeInOptions bargeIn;
+};
+
+enum ChannelEvent : int {
+  kChSpeechStart = 1,    // VAD entered speaking
+  kChSpeechEnd = 2,      // VAD left speaking
+  kChInterruption = 4,   // barge-in: caller speaks over the agent
+  kChInterruptionEnd = 8,
+};
+
+struct ChannelResult {
+  size_t frames = 0;       // frames written to output()
+  int events = 0;          // ChannelEvent bits, OR of all frames
+  VadState vadState = VadState::kQuiet;
+  float lastProbability = 0, lastCallerProbability = 0;
+  int64_t speechStartMs = -1, speechEndMs = -1, interruptionMs = -1;
+  bool agentActive = false;
+};
+
+class MediaChannel {
+ public:
+  Status Init(const ChannelConfig& c);
+  Status Process(const uint8_t* msg, size_t nBytes, ChannelResult* r);
+  // Agent audio at refRateHz, pushed as it is played. Older audio beyond the
+  // FIFO capacity (2 s) is dropped.
+  Status PushReference(const int16_t* ref, size_t n);
+  void Reset();
+
+  const int16_t* output() const { return out_.data(); }
+  const float* probabilities() const { return prob_.data(); }
+  const float* callerProbabilities() const { return callerProb_.data(); }
+  size_t frameSamples() const { return frame_.frameSamples(); }
+  size_t maxFrames() const { return maxFrames_; }
+
+ private:
+  ChannelConfig c_;
+  Resampler rs_;
+  bool resample_ = false;
+  Framer frame_;
+  BargeInDetector bi_;
+  std::vector<int16_t> pcm_, rsOut_, out_, refFifo_, refFrame_;
+  std::vector<float> prob_, callerProb_;
+  size_t maxFrames_ = 0, refHead_ = 0, refCount_ = 0;
+};
+
+}  // namespace vc

@@ -1,0 +1,96 @@
+// Voice activity detection: a 16-band IIR filterbank (SIMD across bands) per
+// 10 ms hop, per-band adaptive noise floors and a statistical (Sohn-style)
+// likelihood ratio with decision-directed SNR, mapped to a probability, plus a
+// debounced quiet/starting/speaking/stopping state machine.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "vc/simd.h"
+#include "vc/status.h"
+
+namespace vc {
+
+constexpr int kBands = 16;
+
+// Band powers of one 10 ms hop (mean square per sample, per band).
+class BandAnalyzer {
+ public:
+  Status Init(int sampleRateHz);
+  void ProcessHop(const int16_t* x, float* bandPow);
+  int hopSamples() const { return hop_; }
+
+ private:
+  int hop_ = 0;
+  v8f b0_[2], a1_[2], a2_[2], y1_[2], y2_[2];
+  float x1_ = 0, x2_ = 0;
+};
+
+// Per-band noise floor + likelihood ratio -> speech probability of a hop.
+class SpeechScorer {
+ public:
+  void Reset();
+  // noiseExtra (may be null) adds a known interference power per band (echo).
+  float Score(const float* bandPow, const float* noiseExtra);
+  const float* floor() const { return floor_; }
+
+ private:
+  float floor_[kBands] = {0}, clean_[kBands] = {0};
+  float smooth_ = 0, prob_ = 0;
+  int hops_ = 0;
+};
+
+enum class VadState : int { kQuiet = 0, kStarting = 1, kSpeaking = 2, kStopping = 3 };
+
+struct VadOptions {
+  float threshold = 0.5f;  // probability that counts as speech
+  int startMs = 60;        // speech must last this long to enter speaking
+  int stopMs = 400;        // silence must last this long to leave speaking
+};
+
+enum VadEvent : int { kVadSpeechStart = 1, kVadSpeechEnd = 2 };
+
+struct VadResult {
+  float probability = 0;
+  VadState state = VadState::kQuiet;
+  int events = 0;          // VadEvent bits
+  int64_t speechStartMs = -1;  // stream time the current/last speech began
+  int64_t speechEndMs = -1;    // stream time the last speech ended
+};
+
+// Debounced state machine on a per-frame probability.
+class VadStateMachine {
+ public:
+  Status Init(const VadOptions& o);
+  void Reset();
+  void Update(float prob, int frameMs, VadResult* r);
+
+ private:
+  VadOptions o_;
+  VadState state_ = VadState::kQuiet;
+  int64_t nowMs_ = 0, runMs_ = 0, markMs_ = 0, startMs_ = -1, endMs_ = -1;
+};
+
+class Vad {
+ public:
+  Status Init(int sampleRateHz, int frameMs, const VadOptions& o = VadOptions());
+  // frame holds frameSamples() samples.
+  void ProcessFrame(const int16_t* frame, VadResult* r);
+  void Reset();
+  size_t frameSamples() const { return static_cast<size_t>(hops_ * an_.hopSamples()); }
+  int frameMs() const { return hops_ * 10; }
+  // Band powers of hop h of the last frame, and the noise floor (for barge-in).
+  const float* hopBands(int h) const { return bands_[h]; }
+  const float* noiseFloor() const { return scorer_.floor(); }
+  float hopProbability(int h) const { return hopProb_[h]; }
+
+ private:
+  BandAnalyzer an_;
+  SpeechScorer scorer_;
+  VadStateMachine sm_;
+  int hops_ = 0;
+  float bands_[3][kBands];
+  float hopProb_[3] = {0};
+};
+
+}  // namespace vc

@@ -1,0 +1,92 @@
+// Helpers shared by the thin N-API wrappers: argument access without
+// exceptions (NAPI_DISABLE_CPP_EXCEPTIONS) and status -> JS error mapping.
+#pragma once
+#include <napi.h>
+
+#include <string>
+
+#include "vc/status.h"
+
+namespace vcjs {
+
+// Throws an Error whose code is VC_ERR_NATIVE_<WHAT>.
+inline void ThrowStatus(Napi::Env env, vc::Status s) {
+  Napi::Error e = Napi::Error::New(env, vc::StatusString(s));
+  e.Set("code", Napi::String::New(env, std::string("VC_ERR_NATIVE_") + vc::StatusCode(s)));
+  e.ThrowAsJavaScriptException();
+}
+
+inline void ThrowArg(Napi::Env env, const char* what) {
+  Napi::TypeError e = Napi::TypeError::New(env, what);
+  e.Set("code", Napi::String::New(env, "VC_ERR_NATIVE_INVALID_ARGUMENT"));
+  e.ThrowAsJavaScriptException();
+}
+
+// Raw bytes of a Buffer/Uint8Array/any TypedArray/DataView/ArrayBuffer.
+inline bool Bytes(const Napi::Value& v, const uint8_t** p, size_t* n) {
+  if (v.IsTypedArray()) {
+    Napi::TypedArray t = v.As<Napi::TypedArray>();
+    *p = static_cast<const uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset();
+    *n = t.ByteLength();
+    return true;
+  }
+  if (v.IsArrayBuffer()) {
+    Napi::ArrayBuffer a = v.As<Napi::ArrayBuffer>();
+    *p = static_cast<const uint8_t*>(a.Data());
+    *n = a.ByteLength();
+    return true;
+  }
+  return false;
+}
+
+template <typename T, napi_typedarray_type K>
+inline bool Typed(const Napi::Value& v, T** p, size_t* n) {
+  if (!v.IsTypedArray()) return false;
+  Napi::TypedArray t = v.As<Napi::TypedArray>();
+  if (t.TypedArrayType() != K) return false;
+  *p = reinterpret_cast<T*>(static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset());
+  *n = t.ElementLength();
+  return true;
+}
+
+inline bool I16(const Napi::Value& v, int16_t** p, size_t* n) {
+  return Typed<int16_t, napi_int16_array>(v, p, n);
+}
+inline bool U8(const Napi::Value& v, uint8_t** p, size_t* n) {
+  return Typed<uint8_t, napi_uint8_array>(v, p, n);
+}
+
+inline int IntArg(const Napi::CallbackInfo& info, size_t i, int dflt) {
+  return info.Length() > i && info[i].IsNumber() ? info[i].As<Napi::Number>().Int32Value() : dflt;
+}
+inline double NumArg(const Napi::CallbackInfo& info, size_t i, double dflt) {
+  return info.Length() > i && info[i].IsNumber() ? info[i].As<Napi::Number>().DoubleValue() : dflt;
+}
+inline int IntProp(const Napi::Object& o, const char* k, int dflt) {
+  Napi::Value v = o.Get(k);
+  return v.IsNumber() ? v.As<Napi::Number>().Int32Value() : dflt;
+}
+inline double NumProp(const Napi::Object& o, const char* k, double dflt) {
+  Napi::Value v = o.Get(k);
+  return v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : dflt;
+}
+
+// A JS-owned typed array kept alive by the wrapper; the core writes into it.
+template <typename T>
+struct Held {
+  using Arr = Napi::TypedArrayOf<T>;
+  Napi::Reference<Arr> ref;
+  T* data = nullptr;
+  size_t size = 0;
+  void Make(Napi::Env env, size_t n) {
+    Arr a = Arr::New(env, n);
+    data = a.Data();
+    size = n;
+    ref = Napi::Persistent(a);
+  }
+  Napi::Value Value() const { return ref.Value(); }
+};
+
+inline int Neg(vc::Status s) { return -static_cast<int>(s); }
+
+}  // namespace vcjs

@@ -1,0 +1,73 @@
+#include "common.h"
+#include "vc/resampler.h"
+
+namespace vcjs {
+
+// new Resampler(inRateHz, outRateHz, quality, maxInputSamples);
+// process(Int16Array) -> output samples in .output | -status.
+class ResamplerWrap : public Napi::ObjectWrap<ResamplerWrap> {
+ public:
+  static Napi::Object Init(Napi::Env env, Napi::Object exports) {
+    Napi::Function f = DefineClass(env, "Resampler", {
+      InstanceMethod("process", &ResamplerWrap::Process),
+      InstanceMethod("processFloat", &ResamplerWrap::ProcessFloat),
+      InstanceMethod("outputSamplesFor", &ResamplerWrap::OutFor),
+      InstanceMethod("reset", &ResamplerWrap::Reset),
+      InstanceAccessor("output", &ResamplerWrap::Output, nullptr),
+      InstanceAccessor("tapsPerPhase", &ResamplerWrap::Taps, nullptr),
+      InstanceAccessor("delayOutSamples", &ResamplerWrap::Delay, nullptr),
+    });
+    exports.Set("Resampler", f);
+    return exports;
+  }
+
+  explicit ResamplerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ResamplerWrap>(info) {
+    const int q = IntArg(info, 2, 1);
+    vc::Status s = core_.Init(IntArg(info, 0, 0), IntArg(info, 1, 0), static_cast<vc::ResamplerQuality>(q));
+    if (!vc::Ok(s)) { ThrowStatus(info.Env(), s); return; }
+    const int maxIn = IntArg(info, 3, 32768);
+    if (maxIn <= 0 || maxIn > (1 << 22)) { ThrowStatus(info.Env(), vc::Status::kInvalidArgument); return; }
+    out_.Make(info.Env(), core_.OutputSamplesFor(static_cast<size_t>(maxIn)) + 8);
+  }
+
+ private:
+  Napi::Value Process(const Napi::CallbackInfo& info) {
+    int16_t* p = nullptr;
+    size_t n = 0;
+    if (info.Length() < 1 || !I16(info[0], &p, &n)) {
+      ThrowArg(info.Env(), "process expects an Int16Array");
+      return info.Env().Undefined();
+    }
+    size_t nOut = 0;
+    vc::Status s = core_.Process(p, n, out_.data, out_.size, &nOut);
+    return Napi::Number::New(info.Env(), vc::Ok(s) ? static_cast<double>(nOut) : Neg(s));
+  }
+  // processFloat(in: Float32Array, out: Float32Array) for measurements without int16 rounding.
+  Napi::Value ProcessFloat(const Napi::CallbackInfo& info) {
+    float *in = nullptr, *out = nullptr;
+    size_t n = 0, cap = 0;
+    if (info.Length() < 2 || !Typed<float, napi_float32_array>(info[0], &in, &n) ||
+        !Typed<float, napi_float32_array>(info[1], &out, &cap)) {
+      ThrowArg(info.Env(), "processFloat expects two Float32Arrays");
+      return info.Env().Undefined();
+    }
+    size_t nOut = 0;
+    vc::Status s = core_.ProcessFloat(in, n, out, cap, &nOut);
+    return Napi::Number::New(info.Env(), vc::Ok(s) ? static_cast<double>(nOut) : Neg(s));
+  }
+  Napi::Value OutFor(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(core_.OutputSamplesFor(
+        static_cast<size_t>(std::max(0.0, NumArg(info, 0, 0))))));
+  }
+  Napi::Value Reset(const Napi::CallbackInfo& info) { core_.Reset(); return info.Env().Undefined(); }
+  Napi::Value Output(const Napi::CallbackInfo&) { return out_.Value(); }
+  Napi::Value Taps(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), core_.tapsPerPhase()); }
+  Napi::Value Delay(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), core_.delayOutSamples()); }
+
+  vc::Resampler core_;
+  Held<int16_t> out_;
+};
+
+Napi::Object InitResampler(Napi::Env env, Napi::Object exports) { return ResamplerWrap::Init(env, exports); }
+
+}  // namespace vcjs

@@ -1,0 +1,112 @@
+#include "vc/bargein.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace vc {
+
+namespace {
+constexpr float kErlInit = 0.1f;   // -10 dB: worst echo the spec allows
+constexpr float kErlMax = 0.2f;
+constexpr float kErlMin = 1e-4f;
+int16_t kSilence[4800] = {0};      // stands in for a missing reference (48 kHz x 100 ms)
+}  // namespace
+
+Status BargeInDetector::Init(int micRateHz, int refRateHz, int frameMs, const BargeInOptions& o,
+                             const VadOptions& vo) {
+  if (o.minDurationMs < 0 || o.minDurationMs > 10000 || o.gapMs < 0 || o.gapMs > 10000 ||
+      o.maxEchoDelayMs < 0 || o.maxEchoDelayMs > 990 || !(o.threshold > 0 && o.threshold < 1) ||
+      !(o.echoMarginDb >= 0 && o.echoMarginDb <= 30))
+    return Status::kInvalidArgument;
+  Status s = vad_.Init(micRateHz, frameMs, vo);
+  if (!Ok(s)) return s;
+  s = ref_.Init(refRateHz);
+  if (!Ok(s)) return s;
+  o_ = o;
+  hops_ = frameMs / 10;
+  hist_ = o.maxEchoDelayMs / 10 + 2;  // +2 hops: echo straddles hop edges
+  margin_ = std::pow(10.f, o.echoMarginDb / 10.f);
+  Reset();
+  return Status::kOk;
+}
+
+void BargeInDetector::Reset() {
+  vad_.Reset();
+  caller_.Reset();
+  std::memset(ring_, 0, sizeof ring_);
+  for (float& g : erl_) g = kErlInit;
+  head_ = 0;
+  nowMs_ = runMs_ = quietMs_ = 0;
+  markMs_ = lastMs_ = -1;
+  refActiveHops_ = 0;
+  fired_ = false;
+}
+
+float BargeInDetector::HopProbability(const float* mic, const float* micFloor, const float* refBands) {
+  std::memcpy(ring_[head_], refBands, sizeof(float) * kBands);
+  head_ = (head_ + 1) % hist_;
+  float maxRef[kBands];
+  std::memcpy(maxRef, ring_[0], sizeof maxRef);
+  for (int k = 1; k < hist_; ++k)
+    for (int b = 0; b < kBands; ++b) maxRef[b] = std::max(maxRef[b], ring_[k][b]);
+  float extra[kBands];
+  int active = 0;
+  for (int b = 0; b < kBands; ++b) {
+    extra[b] = margin_ * erl_[b] * maxRef[b];
+    active += maxRef[b] * kErlMin > 1e-3f && maxRef[b] * erl_[b] > micFloor[b];
+  }
+  refActiveHops_ = active >= 2 ? 30 : std::max(0, refActiveHops_ - 1);
+  const float p = caller_.Score(mic, extra);
+  if (p < 0.3f) {
+    // Learn the echo return loss while the caller is quiet: rise quickly to
+    // the observed mic/ref ratio, decay slowly when the echo is weaker.
+    for (int b = 0; b < kBands; ++b) {
+      if (maxRef[b] < 30.f * micFloor[b]) continue;  // reference too weak here
+      const float r = (mic[b] - micFloor[b]) / maxRef[b];
+      float& g = erl_[b];
+      g = r > g ? g + 0.2f * (r - g) : g * 0.995f;
+      g = std::min(kErlMax, std::max(kErlMin, g));
+    }
+  }
+  return p;
+}
+
+void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadResult* vad,
+                                   BargeInResult* r) {
+  vad_.ProcessFrame(mic, vad);
+  const int refHop = ref_.hopSamples();
+  float sum = 0;
+  for (int h = 0; h < hops_; ++h) {
+    float rb[kBands];
+    ref_.ProcessHop(ref ? ref + h * refHop : kSilence, rb);
+    sum += HopProbability(vad_.hopBands(h), vad_.noiseFloor(), rb);
+  }
+  const int frameMs = hops_ * 10;
+  const float p = sum / hops_;
+  const int64_t frameStart = nowMs_;
+  nowMs_ += frameMs;
+  r->events = 0;
+  r->callerProbability = p;
+  r->callerSpeech = p >= o_.threshold;
+  r->agentActive = refActiveHops_ > 0;
+  if (r->callerSpeech) {
+    if (runMs_ == 0) markMs_ = frameStart;
+    runMs_ += frameMs;
+    quietMs_ = 0;
+    if (!fired_ && runMs_ >= o_.minDurationMs && runMs_ > 0) {
+      fired_ = true;
+      lastMs_ = markMs_;
+      r->events |= kBargeInInterruption;
+    }
+  } else if (runMs_ > 0) {
+    quietMs_ += frameMs;
+    if (quietMs_ >= o_.gapMs) {  // the spurt is over: re-arm
+      if (fired_) r->events |= kBargeInEnd;
+      runMs_ = quietMs_ = 0;
+      fired_ = false;
+    }
+  }
+  r->interruptionMs = lastMs_;
+}
+
+}  // namespace vc

@@ -1,0 +1,101 @@
+#include "vc/channel.h"
+
+#include <cstring>
+
+namespace vc {
+
+Status MediaChannel::Init(const ChannelConfig& c) {
+  if (!RateOk(c.inRateHz) || !RateOk(c.procRateHz) || !RateOk(c.refRateHz)) return Status::kUnsupportedRate;
+  if (c.maxMessageBytes < 2 || c.maxMessageBytes > (1u << 20)) return Status::kInvalidArgument;
+  c_ = c;
+  Status s = frame_.Init(c.procRateHz, c.frameMs, 1u << 24);
+  if (!Ok(s)) return s;
+  s = bi_.Init(c.procRateHz, c.refRateHz, c.frameMs, c.bargeIn, c.vad);
+  if (!Ok(s)) return s;
+  resample_ = c.inRateHz != c.procRateHz;
+  if (resample_) {
+    s = rs_.Init(c.inRateHz, c.procRateHz, c.quality);
+    if (!Ok(s)) return s;
+  }
+  const size_t maxIn = c.maxMessageBytes / 2;
+  const size_t maxProc = maxIn * static_cast<size_t>(c.procRateHz) / c.inRateHz + 2;
+  pcm_.assign(maxIn, 0);
+  rsOut_.assign(maxProc, 0);
+  maxFrames_ = maxProc / frame_.frameSamples() + 2;
+  out_.assign(maxFrames_ * frame_.frameSamples(), 0);
+  prob_.assign(maxFrames_, 0.f);
+  callerProb_.assign(maxFrames_, 0.f);
+  refFifo_.assign(static_cast<size_t>(c.refRateHz) * 2, 0);
+  refFrame_.assign(bi_.refFrameSamples(), 0);
+  Reset();
+  return Status::kOk;
+}
+
+void MediaChannel::Reset() {
+  frame_.Reset();
+  if (resample_) rs_.Reset();
+  bi_.Reset();
+  refHead_ = refCount_ = 0;
+}
+
+Status MediaChannel::PushReference(const int16_t* ref, size_t n) {
+  if (n > 0 && ref == nullptr) return Status::kInvalidArgument;
+  const size_t cap = refFifo_.size();
+  if (n > cap) { ref += n - cap; n = cap; }
+  for (size_t i = 0; i < n; ++i) refFifo_[(refHead_ + refCount_ + i) % cap] = ref[i];
+  refCount_ += n;
+  if (refCount_ > cap) {  // overflow: keep the newest audio
+    refHead_ = (refHead_ + refCount_ - cap) % cap;
+    refCount_ = cap;
+  }
+  return Status::kOk;
+}
+
+Status MediaChannel::Process(const uint8_t* msg, size_t nBytes, ChannelResult* r) {
+  *r = ChannelResult();
+  if (nBytes & 1) return Status::kOddLength;
+  if (nBytes > c_.maxMessageBytes) return Status::kOversized;
+  if (nBytes > 0 && msg == nullptr) return Status::kInvalidArgument;
+  const size_t n = nBytes / 2;
+  for (size_t i = 0; i < n; ++i)
+    pcm_[i] = static_cast<int16_t>(static_cast<uint16_t>(msg[2 * i] | (msg[2 * i + 1] << 8)));
+  const int16_t* proc = pcm_.data();
+  size_t nProc = n;
+  if (resample_) {
+    Status s = rs_.Process(pcm_.data(), n, rsOut_.data(), rsOut_.size(), &nProc);
+    if (!Ok(s)) return s;
+    proc = rsOut_.data();
+  }
+  size_t frames = 0;
+  Status s = frame_.PushSamples(proc, nProc, out_.data(), out_.size(), &frames);
+  if (!Ok(s)) return s;
+  const size_t fs = frame_.frameSamples(), rfs = refFrame_.size(), cap = refFifo_.size();
+  for (size_t f = 0; f < frames; ++f) {
+    // Reference consumed in lockstep with the mic; missing audio is silence.
+    const size_t take = std::min(rfs, refCount_);
+    for (size_t i = 0; i < take; ++i) refFrame_[i] = refFifo_[(refHead_ + i) % cap];
+    std::memset(refFrame_.data() + take, 0, (rfs - take) * sizeof(int16_t));
+    refHead_ = (refHead_ + take) % cap;
+    refCount_ -= take;
+    VadResult v;
+    BargeInResult b;
+    bi_.ProcessFrame(out_.data() + f * fs, refFrame_.data(), &v, &b);
+    prob_[f] = v.probability;
+    callerProb_[f] = b.callerProbability;
+    if (v.events & kVadSpeechStart) r->events |= kChSpeechStart;
+    if (v.events & kVadSpeechEnd) r->events |= kChSpeechEnd;
+    if (b.events & kBargeInInterruption) r->events |= kChInterruption;
+    if (b.events & kBargeInEnd) r->events |= kChInterruptionEnd;
+    r->vadState = v.state;
+    r->lastProbability = v.probability;
+    r->lastCallerProbability = b.callerProbability;
+    r->speechStartMs = v.speechStartMs;
+    r->speechEndMs = v.speechEndMs;
+    r->interruptionMs = b.interruptionMs;
+    r->agentActive = b.agentActive;
+  }
+  r->frames = frames;
+  return Status::kOk;
+}
+
+}  // namespace vc

@@ -1,0 +1,68 @@
+// G.711 per the ITU-T recommendation: segment (exponent) + 4-bit mantissa.
+#include "vc/g711.h"
+
+namespace vc {
+
+namespace {
+constexpr int kMulawBias = 0x84;
+constexpr int kMulawClip = 32635;
+
+inline int SegmentOf(int v) {  // index of the highest set bit above bit 7
+  int seg = 0;
+  for (int m = v >> 8; m > 0 && seg < 7; m >>= 1) ++seg;
+  return seg;
+}
+}  // namespace
+
+uint8_t MulawEncodeSample(int16_t pcm) {
+  int v = pcm;
+  int sign = (v < 0) ? 0x80 : 0;
+  if (v < 0) v = -v;
+  if (v > kMulawClip) v = kMulawClip;
+  v += kMulawBias;
+  int seg = SegmentOf(v);
+  int mant = (v >> (seg + 3)) & 0x0F;
+  return static_cast<uint8_t>(~(sign | (seg << 4) | mant));
+}
+
+int16_t MulawDecodeSample(uint8_t code) {
+  int c = ~code & 0xFF;
+  int seg = (c >> 4) & 7;
+  int v = (((c & 0x0F) << 3) + kMulawBias) << seg;
+  v -= kMulawBias;
+  return static_cast<int16_t>((c & 0x80) ? -v : v);
+}
+
+uint8_t AlawEncodeSample(int16_t pcm) {
+  int v = pcm >> 3;  // A-law works on 13-bit magnitude
+  int sign = 0x80;
+  if (v < 0) { v = -v - 1; sign = 0; }
+  if (v > 0xFFF) v = 0xFFF;
+  int seg = 0;
+  for (int m = v >> 5; m > 0 && seg < 7; m >>= 1) ++seg;
+  int mant = (seg == 0) ? (v >> 1) & 0x0F : (v >> seg) & 0x0F;
+  return static_cast<uint8_t>((sign | (seg << 4) | mant) ^ 0x55);
+}
+
+int16_t AlawDecodeSample(uint8_t code) {
+  int c = code ^ 0x55;
+  int seg = (c >> 4) & 7;
+  int v = ((c & 0x0F) << 4) + 8;
+  if (seg > 0) v = (v + 0x100) << (seg - 1);
+  return static_cast<int16_t>((c & 0x80) ? v : -v);
+}
+
+void MulawEncode(const int16_t* in, size_t n, uint8_t* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = MulawEncodeSample(in[i]);
+}
+void MulawDecode(const uint8_t* in, size_t n, int16_t* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = MulawDecodeSample(in[i]);
+}
+void AlawEncode(const int16_t* in, size_t n, uint8_t* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = AlawEncodeSample(in[i]);
+}
+void AlawDecode(const uint8_t* in, size_t n, int16_t* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = AlawDecodeSample(in[i]);
+}
+
+}  // namespace vc
