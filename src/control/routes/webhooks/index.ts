@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { createEndpoint, disableEndpoint, listDeadLetters, listEndpoints, pingEndpoint } from '../../../db/repos/webhooks.js';
+import { kickDeliveries } from '../../../webhooks/queue.js';
+import { defineProjectRoute, type Router } from '../../route.js';
+import {
+  CreatedWebhookEndpoint,
+  createEndpointBody,
+  DeadLetterInfo,
+  DeadLettersQuery,
+  ListEndpointsQuery,
+  WebhookEndpointInfo,
+  WebhookEndpointPath,
+  WebhookTestResult,
+} from '../../schemas/webhooks.js';
+
+/** Spec 4.5–4.6: the same five operations on `/v2/projects/:project_id/webhooks` and the console door. */
+export function webhookRoutes(router: Router): void {
+  const { ctx } = router;
+  const tag = 'webhooks';
+  const common = { tag, machineProjectInPath: true } as const;
+
+  defineProjectRoute(router, { ...common, method: 'GET', path: '/webhooks', summary: 'List webhook endpoints', scope: 'webhook:read', query: ListEndpointsQuery, status: 200, response: z.array(WebhookEndpointInfo) }, async ({ project, query }) =>
+    listEndpoints(ctx, project.projectId, { includeDisabled: query.include_disabled, limit: query.limit, offset: query.offset }));
+
+  defineProjectRoute(router, { ...common, method: 'POST', path: '/webhooks', summary: 'Create a webhook endpoint (signing secret shown once)', scope: 'webhook:write', body: createEndpointBody(ctx.config.ALLOW_PRIVATE_URLS), status: 201, response: CreatedWebhookEndpoint }, async ({ project, body }) =>
+    createEndpoint(ctx, project.projectId, body));
+
+  defineProjectRoute(router, { ...common, method: 'GET', path: '/webhooks/dead-letters', summary: 'Deliveries that exhausted their retries', scope: 'webhook:read', query: DeadLettersQuery, status: 200, response: z.array(DeadLetterInfo) }, async ({ project, query }) =>
+    listDeadLetters(ctx, project.projectId, query.limit));
+
+  defineProjectRoute(router, { ...common, method: 'DELETE', path: '/webhooks/:endpoint_id', summary: 'Disable a webhook endpoint (cancels its queued deliveries)', scope: 'webhook:write', params: WebhookEndpointPath, status: 200, response: WebhookEndpointInfo }, async ({ project, params }) =>
+    disableEndpoint(ctx, project.projectId, params.endpoint_id));
+
+  defineProjectRoute(router, { ...common, method: 'POST', path: '/webhooks/:endpoint_id/test', summary: 'Queue a signed webhook.ping', scope: 'webhook:write', params: WebhookEndpointPath, status: 202, response: WebhookTestResult }, async ({ project, params }) => {
+    const { due, ...result } = await pingEndpoint(ctx, project.projectId, params.endpoint_id);
+    // Not awaited: the 202 means "recorded"; the sweeper queues it if this kick is lost.
+    void kickDeliveries(ctx, due);
+    return result;
+  });
+}

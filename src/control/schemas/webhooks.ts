@@ -1,0 +1,78 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { EVENT_TYPES } from '../../webhooks/events.js';
+import { blockedReason, isLocalHostName } from '../../webhooks/ssrf.js';
+import { queryBool, queryInt, paging } from '../validation.js';
+
+/** Why `raw` cannot be a webhook URL, or null. Resolved addresses are checked again at delivery. */
+export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  const schemes = allowPrivate ? ['https:', 'http:'] : ['https:'];
+  if (!schemes.includes(url.protocol)) return allowPrivate ? 'must be an http(s) URL' : 'must be an https URL';
+  if (url.username || url.password) return 'must not contain credentials';
+  if (allowPrivate) return null;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) {
+    const reason = blockedReason(host);
+    return reason ? `must be a public address (${host} is ${reason})` : null;
+  }
+  return isLocalHostName(host) ? 'must be a public host name' : null;
+}
+
+export const WebhookEndpointPath = z.object({ endpoint_id: z.uuid() });
+
+export function createEndpointBody(allowPrivate: boolean) {
+  return z.strictObject({
+    name: z.string().trim().min(1).max(120),
+    url: z
+      .string()
+      .min(8)
+      .max(2048)
+      .superRefine((value, ctx) => {
+        const problem = webhookUrlProblem(value, allowPrivate);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+    event_types: z.array(z.enum(EVENT_TYPES)).max(50).default([]),
+  });
+}
+
+export const ListEndpointsQuery = z.strictObject({ include_disabled: queryBool.default(false), ...paging });
+export const DeadLettersQuery = z.strictObject({ limit: queryInt(1, 200).default(50) });
+
+export const WebhookEndpointInfo = z.object({
+  id: z.uuid(),
+  project_id: z.uuid(),
+  name: z.string(),
+  url: z.string(),
+  event_types: z.array(z.string()),
+  status: z.enum(['active', 'disabled']),
+  revision: z.number().int(),
+  secret_hint: z.string(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+export const CreatedWebhookEndpoint = WebhookEndpointInfo.extend({ signing_secret: z.string() });
+
+export const WebhookTestResult = z.object({
+  delivery_id: z.uuid(),
+  endpoint_id: z.uuid(),
+  event_type: z.string(),
+  queued: z.boolean(),
+});
+
+export const DeadLetterInfo = z.object({
+  id: z.uuid(),
+  kind: z.enum(['endpoint', 'agent']),
+  attempts: z.number().int(),
+  max_attempts: z.number().int(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+  endpoint_id: z.uuid().nullable().optional(),
+  event_type: z.string().nullable().optional(),
+  last_error: z.string().nullable().optional(),
+});
