@@ -1,0 +1,81 @@
+import { Worker } from 'bullmq';
+import type { AppContext } from '../app-context.js';
+import { processDelivery, DELIVERY_TIMEOUT_MS, type Outcome, type ProcessorDeps } from './processor.js';
+import { bullPrefix, DELIVERY_QUEUE, DeliveryJobData, enqueueDeliveries } from './queue.js';
+import { createSender } from './sender.js';
+import { startSweeper } from './sweeper.js';
+
+export interface WebhookWorkerOptions {
+  /** Deliveries in flight at once in this process (default 16). */
+  concurrency?: number;
+  /** Per-attempt HTTP deadline (default 15 s; the contract's). */
+  timeoutMs?: number;
+  /** Lease on a claimed attempt; must exceed timeoutMs (default timeoutMs + 15 s). */
+  leaseMs?: number;
+  /** Run the sweeper in this process (default true). */
+  sweeper?: boolean;
+  sweepIntervalMs?: number;
+  overdueGraceMs?: number;
+  /** Observes every attempt's outcome (tests, metrics). */
+  onOutcome?: (deliveryId: string, outcome: Outcome) => void;
+}
+
+const SECRET_CACHE_MAX = 10_000;
+
+/** Starts the BullMQ delivery worker (and the sweeper); resolves to a stop function. */
+export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOptions = {}): Promise<() => Promise<void>> {
+  const timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const sender = createSender({ allowPrivate: ctx.config.ALLOW_PRIVATE_URLS });
+  // Keyed by the sealed value: rotating a secret seals a new value, so it is never served stale.
+  const secrets = new Map<string, string>();
+  const deps: ProcessorDeps = {
+    ctx,
+    sender,
+    timeoutMs,
+    leaseMs: opts.leaseMs ?? timeoutMs + 15_000,
+    openSecret: (sealed, aad) => {
+      const cacheKey = `${aad}|${sealed}`;
+      let plain = secrets.get(cacheKey);
+      if (plain === undefined) {
+        plain = ctx.keyring.decrypt(sealed, aad);
+        if (secrets.size >= SECRET_CACHE_MAX) secrets.clear();
+        secrets.set(cacheKey, plain);
+      }
+      return plain;
+    },
+  };
+
+  const worker = new Worker(
+    DELIVERY_QUEUE,
+    async (job) => {
+      const { deliveryId } = DeliveryJobData.parse(job.data);
+      let outcome = await processDelivery(deps, deliveryId);
+      // A job may fire a little before the row's due time (timer granularity): wait it out.
+      if (outcome.kind === 'not_due' && outcome.dueInMs < 2_000) {
+        await new Promise((r) => setTimeout(r, Math.max(outcome.kind === 'not_due' ? outcome.dueInMs : 0, 0) + 5));
+        outcome = await processDelivery(deps, deliveryId);
+      }
+      opts.onOutcome?.(deliveryId, outcome);
+      if (outcome.kind === 'retry') {
+        await enqueueDeliveries(ctx, [outcome.next]).catch((err) =>
+          ctx.log.warn({ err: { message: (err as Error).message } }, 'webhook retry not queued; the sweeper will'),
+        );
+      }
+    },
+    { connection: ctx.redis, prefix: bullPrefix(ctx), concurrency: opts.concurrency ?? 16, removeOnComplete: { count: 0 }, removeOnFail: { count: 0 } },
+  );
+  worker.on('error', (err) => ctx.log.warn({ err: { message: err.message } }, 'webhook worker error'));
+  worker.on('failed', (job, err) => ctx.log.warn({ job_id: job?.id, err: { message: err.message } }, 'webhook job failed'));
+
+  const stopSweeper =
+    opts.sweeper === false
+      ? async () => {}
+      : startSweeper(ctx, { intervalMs: opts.sweepIntervalMs ?? 1_000, overdueGraceMs: opts.overdueGraceMs ?? 5_000 });
+
+  await worker.waitUntilReady();
+  return async () => {
+    await stopSweeper();
+    await worker.close();
+    await sender.close();
+  };
+}
