@@ -1,6 +1,8 @@
 import type { Router } from '../route.js';
 import { authRoutes } from './auth/index.js';
 import { projectRoutes } from './projects/index.js';
+import { providerRoutes } from './providers/index.js';
+import { providerAccountRoutes } from './provider-accounts/index.js';
 import { voiceSessionRoutes } from './voice-sessions/index.js';
 import { walletRoutes } from './wallet/index.js';
 import { webhookRoutes } from './webhooks/index.js';
@@ -9,6 +11,8 @@ import { webhookRoutes } from './webhooks/index.js';
 export function registerRoutes(router: Router): void {
   authRoutes(router);
   projectRoutes(router);
+  providerRoutes(router);
+  providerAccountRoutes(router);
   voiceSessionRoutes(router);
   walletRoutes(router);
   webhookRoutes(router);

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import type { TransactionSql } from 'postgres';
+import type { AppContext } from '../../app-context.js';
+import type { Provider } from '../../providers/catalogue.js';
+import { errors } from '../../shared/errors.js';
+import type { Sql } from '../sql.js';
+import { bumpProjectRevision } from './projects.js';
+
+// Bring-your-own-key provider accounts. The API key is sealed under the keyring with the
+// account id as associated data (a sealed key moved to another row does not decrypt) and is
+// never returned: only its last four characters (key_hint).
+
+export type AccountStatus = 'unverified' | 'verified' | 'invalid';
+
+export interface ProviderAccountInfo {
+  id: string;
+  project_id: string;
+  provider: Provider;
+  label: string;
+  base_url: string | null;
+  status: AccountStatus;
+  status_detail: string | null;
+  key_hint: string;
+  revision: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type Tx = Sql | TransactionSql<{ bigint: bigint }>;
+
+const COLUMNS = ['id', 'project_id', 'provider', 'label', 'base_url', 'status', 'status_detail', 'key_hint', 'revision', 'created_at', 'updated_at'];
+
+export const keyHint = (apiKey: string) => apiKey.slice(-4);
+const seal = (ctx: AppContext, accountId: string, apiKey: string) => ctx.keyring.encrypt(JSON.stringify({ api_key: apiKey }), accountId);
+
+export async function createProviderAccount(
+  ctx: AppContext,
+  projectId: string,
+  input: { provider: Provider; label: string; apiKey: string | null; baseUrl: string | null },
+): Promise<ProviderAccountInfo> {
+  const id = randomUUID();
+  const sealed = input.apiKey === null ? null : seal(ctx, id, input.apiKey);
+  return ctx.sql.begin(async (tx) => {
+    const [row] = await tx<ProviderAccountInfo[]>`
+      insert into provider_accounts (id, project_id, provider, label, base_url, credentials_sealed, key_hint)
+      values (${id}, ${projectId}, ${input.provider}, ${input.label}, ${input.baseUrl}, ${sealed},
+              ${input.apiKey === null ? '' : keyHint(input.apiKey)})
+      returning ${tx(COLUMNS)}`;
+    await bumpProjectRevision(tx as unknown as Sql, projectId);
+    return row;
+  });
+}
+
+export async function listProviderAccounts(ctx: AppContext, projectId: string, limit: number, offset: number) {
+  return ctx.sql<ProviderAccountInfo[]>`
+    select ${ctx.sql(COLUMNS)} from provider_accounts
+    where project_id = ${projectId} and deleted_at is null
+    order by created_at desc, id desc limit ${limit} offset ${offset}`;
+}
+
+export async function getProviderAccount(sql: Tx, projectId: string, accountId: string): Promise<ProviderAccountInfo> {
+  const [row] = await sql<ProviderAccountInfo[]>`
+    select ${sql(COLUMNS)} from provider_accounts
+    where id = ${accountId} and project_id = ${projectId} and deleted_at is null`;
+  if (!row) throw errors.notFound('provider account not found');
+  return row;
+}
+
+/** Accounts by id within a project (deleted ones excluded), for pipeline validation. */
+export async function findProviderAccounts(sql: Tx, projectId: string, ids: string[]): Promise<Map<string, ProviderAccountInfo>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql<ProviderAccountInfo[]>`
+    select ${sql(COLUMNS)} from provider_accounts
+    where project_id = ${projectId} and deleted_at is null and id in ${sql(ids)}`;
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+export async function updateProviderAccount(
+  ctx: AppContext,
+  projectId: string,
+  accountId: string,
+  changes: { label?: string; apiKey?: string; baseUrl?: string | null },
+): Promise<ProviderAccountInfo> {
+  return ctx.sql.begin(async (tx) => {
+    const current = await getProviderAccount(tx, projectId, accountId);
+    const set: Record<string, string | null> = { label: changes.label ?? current.label };
+    let reverify = false;
+    if (changes.apiKey !== undefined) {
+      set.credentials_sealed = seal(ctx, accountId, changes.apiKey);
+      set.key_hint = keyHint(changes.apiKey);
+      reverify = true;
+    }
+    if (changes.baseUrl !== undefined && changes.baseUrl !== current.base_url) {
+      set.base_url = changes.baseUrl;
+      reverify = true;
+    }
+    if (reverify) Object.assign(set, { status: 'unverified', status_detail: null });
+    const [row] = await tx<ProviderAccountInfo[]>`
+      update provider_accounts set ${tx(set)}, revision = revision + 1, updated_at = now()
+      where id = ${accountId} returning ${tx(COLUMNS)}`;
+    await bumpProjectRevision(tx as unknown as Sql, projectId);
+    return row;
+  });
+}
+
+/** Active agents of the project whose pipeline names the account. */
+export async function agentsUsingAccount(sql: Tx, projectId: string, accountId: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from agents a
+    where a.project_id = ${projectId} and a.is_active
+      and exists (select 1 from jsonb_each(a.pipeline_config) s where s.value->>'account_id' = ${accountId})`;
+  return row.n;
+}
+
+/** Soft delete; refused while an active agent uses the account. The sealed key is dropped. */
+export async function deleteProviderAccount(ctx: AppContext, projectId: string, accountId: string): Promise<ProviderAccountInfo> {
+  return ctx.sql.begin(async (tx) => {
+    await getProviderAccount(tx, projectId, accountId);
+    // Lock the project's agents against a concurrent create naming this account.
+    await tx`select id from projects where id = ${projectId} for update`;
+    const users = await agentsUsingAccount(tx, projectId, accountId);
+    if (users > 0) {
+      throw errors.conflict(`provider account is used by ${users} active agent${users === 1 ? '' : 's'}`);
+    }
+    const [row] = await tx<ProviderAccountInfo[]>`
+      update provider_accounts
+      set deleted_at = now(), credentials_sealed = null, revision = revision + 1, updated_at = now()
+      where id = ${accountId} returning ${tx(COLUMNS)}`;
+    await bumpProjectRevision(tx as unknown as Sql, projectId);
+    return row;
+  });
+}
+
+/** The decrypted API key of a live account, or null (`local`, or no such account). Never log it. */
+export async function getProviderApiKey(ctx: AppContext, accountId: string): Promise<string | null> {
+  const [row] = await ctx.sql<{ credentials_sealed: string | null }[]>`
+    select credentials_sealed from provider_accounts where id = ${accountId} and deleted_at is null`;
+  if (!row?.credentials_sealed) return null;
+  return (JSON.parse(ctx.keyring.decrypt(row.credentials_sealed, accountId)) as { api_key: string }).api_key;
+}
+
+/**
+ * Records a verification result, but only if the account was not changed while the provider
+ * was being asked (a result for old credentials must not mark new ones verified).
+ */
+export async function recordVerification(
+  ctx: AppContext,
+  projectId: string,
+  accountId: string,
+  revision: number,
+  result: { status: AccountStatus; detail: string | null },
+): Promise<ProviderAccountInfo> {
+  const [row] = await ctx.sql<ProviderAccountInfo[]>`
+    update provider_accounts set status = ${result.status}, status_detail = ${result.detail}, updated_at = now()
+    where id = ${accountId} and project_id = ${projectId} and revision = ${revision} and deleted_at is null
+    returning ${ctx.sql(COLUMNS)}`;
+  return row ?? getProviderAccount(ctx.sql, projectId, accountId);
+}

@@ -1,0 +1,18 @@
+import { isObject, probe, type VerifyResult, type VerifyTarget } from './http.js';
+
+// ElevenLabs: GET /v1/user with `xi-api-key` answers the user ({user_id, subscription, ...});
+// errors are {"detail":{"status":"invalid_api_key","message":...}}.
+export function verifyElevenLabs(target: VerifyTarget): Promise<VerifyResult> {
+  return probe(
+    {
+      name: 'ElevenLabs',
+      defaultBaseUrl: 'https://api.elevenlabs.io',
+      path: '/v1/user',
+      headers: (key) => ({ 'xi-api-key': key }),
+      looksRight: (b) => isObject(b) && (typeof b.user_id === 'string' || isObject(b.subscription)),
+      expected: 'user record',
+      errorCode: (b) => (isObject(b) && isObject(b.detail) ? b.detail.status : undefined),
+    },
+    target,
+  );
+}
