@@ -1,0 +1,81 @@
+import type { AppContext } from '../app-context.js';
+import { getSessionById, loadAgentRow, loadStageAccounts, type SessionRow } from '../db/repos/voice-sessions.js';
+import { safeEqual, sha256Hex } from '../shared/crypto/tokens.js';
+import { stageAccountIds, stagesVerified } from './admission.js';
+import { isDraining } from './draining.js';
+import { endSession } from './settlement.js';
+import { ACTIVE_SLOT_LEASE_MS, takeSlot } from './slots.js';
+
+/** Media-socket refusals (spec 4.7). */
+export const CloseCode = {
+  normal: 1000,
+  tooBig: 1009,
+  restarting: 1013,
+  badToken: 4401,
+  unknownSession: 4404,
+  expired: 4408,
+  notConnectable: 4409,
+  concurrency: 4429,
+  pipelineUnavailable: 4453,
+} as const;
+export type RefusalCode = (typeof CloseCode)[keyof typeof CloseCode];
+
+/** A media node's lease on its active calls; renewed every `NODE_LEASE_RENEW_MS`. */
+export const NODE_LEASE_MS = 30_000;
+export const NODE_LEASE_RENEW_MS = 10_000;
+
+export type Activation = { ok: true; session: SessionRow } | { ok: false; code: RefusalCode; reason: string };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const refuse = (code: RefusalCode, reason: string): Activation => ({ ok: false, code, reason });
+
+/**
+ * Validates the single-use token and moves the session created → active, atomically: the row
+ * is locked and the token is marked used in the same statement that activates the call, so
+ * of two racing connects exactly one wins and the other gets 4401.
+ */
+export async function activateSession(ctx: AppContext, sessionId: string, token: string, nodeId: string): Promise<Activation> {
+  if (isDraining(ctx)) return refuse(CloseCode.restarting, 'service restarting');
+  if (!UUID.test(sessionId)) return refuse(CloseCode.unknownSession, 'unknown session');
+  let expiredUnused = false;
+  const result = await ctx.sql.begin(async (tx): Promise<Activation> => {
+    const row = await getSessionById(tx, sessionId, true);
+    if (!row) return refuse(CloseCode.unknownSession, 'unknown session');
+    if (row.token_used_at) return refuse(CloseCode.badToken, 'token already used');
+    const tokenOk = !!token && row.token_hash !== null && safeEqual(sha256Hex(token), row.token_hash);
+    // A settled-unused session has no token hash left; its URL is reported as expired.
+    if (row.status === 'failed' && row.end_reason === 'not_connected') return refuse(CloseCode.expired, 'ws_url expired');
+    if (!tokenOk) return refuse(CloseCode.badToken, 'bad token');
+    const now = ctx.clock.now();
+    if (row.status !== 'created') return refuse(CloseCode.notConnectable, 'session is not connectable');
+    if (row.token_expires_at && now >= row.token_expires_at) {
+      expiredUnused = true;
+      return refuse(CloseCode.expired, 'ws_url expired');
+    }
+    const agent = row.agent_id ? await loadAgentRow(tx, row.project_id, row.agent_id) : undefined;
+    if (!agent || !agent.is_active) return refuse(CloseCode.notConnectable, 'agent is not active');
+    const snapshot = row.pipeline_snapshot as Record<string, { account_id: string }>;
+    const accounts = await loadStageAccounts(tx, row.project_id, stageAccountIds(snapshot));
+    if (!stagesVerified({ pipeline_config: snapshot }, accounts)) return refuse(CloseCode.pipelineUnavailable, 'provider pipeline unavailable');
+    // The slot taken at admission normally still stands; if its lease lapsed, take one again.
+    const [project] = await tx<{ max_concurrent_sessions: number }[]>`select max_concurrent_sessions from projects where id = ${row.project_id}`;
+    const slot = await takeSlot(ctx, row.project_id, row.id, project.max_concurrent_sessions, now.getTime() + ACTIVE_SLOT_LEASE_MS);
+    if (!slot.taken) return refuse(CloseCode.concurrency, 'concurrency limit reached');
+    const [active] = await tx<SessionRow[]>`
+      update voice_sessions set status = 'active', token_used_at = ${now}, token_hash = null,
+        started_at = ${now}, media_connected_at = ${now}, node_id = ${nodeId},
+        lease_expires_at = ${new Date(now.getTime() + NODE_LEASE_MS)}, heartbeat_at = ${now}
+      where id = ${sessionId} and status = 'created' and token_used_at is null returning *`;
+    if (!active) return refuse(CloseCode.badToken, 'token already used');
+    return { ok: true, session: active };
+  });
+  if (expiredUnused) await endSession(ctx, sessionId, { outcome: 'failed', endReason: 'not_connected' });
+  return result;
+}
+
+/** Renews this node's lease on its active calls (one statement for all of them). */
+export async function renewNodeLease(ctx: AppContext, nodeId: string): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.sql`update voice_sessions set lease_expires_at = ${new Date(now.getTime() + NODE_LEASE_MS)}, heartbeat_at = ${now}
+    where node_id = ${nodeId} and status = 'active'`;
+}

@@ -1,0 +1,54 @@
+import type { AppContext } from '../app-context.js';
+import { endSession } from './settlement.js';
+
+// Sweepers settle what nobody else will:
+// - a created session whose ws_url expired unused → failed / not_connected (hold and slot freed);
+// - an active session whose media node stopped renewing its lease (the node died) → failed /
+//   service_error (contract §5: a service failure mid-call), billed up to the node's last
+//   heartbeat, the last moment the call is known to have been up.
+// Settlement is keyed by session id and idempotent, so several workers may sweep at once.
+
+export const SWEEP_INTERVAL_MS = 5_000;
+const BATCH = 200;
+
+export interface SweepResult {
+  expired: number;
+  orphaned: number;
+}
+
+export async function sweepOnce(ctx: AppContext): Promise<SweepResult> {
+  const now = ctx.clock.now();
+  const expired = await ctx.sql<{ id: string }[]>`
+    select id from voice_sessions where status = 'created' and settled_at is null and token_expires_at <= ${now}
+    order by token_expires_at limit ${BATCH}`;
+  for (const { id } of expired) await endSession(ctx, id, { outcome: 'failed', endReason: 'not_connected' });
+
+  const orphaned = await ctx.sql<{ id: string; heartbeat_at: Date | null }[]>`
+    select id, heartbeat_at from voice_sessions where status = 'active' and settled_at is null and lease_expires_at <= ${now}
+    order by lease_expires_at limit ${BATCH}`;
+  for (const { id, heartbeat_at } of orphaned) {
+    await endSession(ctx, id, { outcome: 'failed', endReason: 'service_error', disconnectedAt: heartbeat_at ?? undefined });
+  }
+  return { expired: expired.length, orphaned: orphaned.length };
+}
+
+/** Started by the worker role; returns its stop function. */
+export function startSessionSweepers(ctx: AppContext, intervalMs = SWEEP_INTERVAL_MS): () => Promise<void> {
+  let running: Promise<unknown> | null = null;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = sweepOnce(ctx)
+      .then((r) => {
+        if (r.expired || r.orphaned) ctx.log.info(r, 'sessions swept');
+      })
+      .catch((err) => ctx.log.error({ err }, 'session sweep failed'))
+      .finally(() => {
+        running = null;
+      });
+  }, intervalMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
