@@ -1,0 +1,293 @@
+import { isIP } from 'node:net';
+import { fetch } from 'undici';
+import { isPrivateAddress } from '../../providers/url.js';
+import { networkDetail, publicOnlyDispatcher } from './http.js';
+
+// Twilio's 2010-04-01 REST API, the two calls we make: fetch the Account (verification) and
+// create a Call. Requests are form-encoded with HTTP basic auth (Account SID : Auth Token);
+// errors come back as JSON {code, message, more_info, status}. The auth token only ever
+// travels in the Authorization header: never in an error, a detail or a log line.
+
+export const TWILIO_API_BASE_URL = 'https://api.twilio.com';
+export const ACCOUNT_SID_PATTERN = /^AC[0-9a-fA-F]{32}$/;
+export const DEFAULT_TWILIO_TIMEOUT_MS = 8000;
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface TwilioCredentials {
+  accountSid: string;
+  authToken: string;
+}
+
+export interface TwilioClientOptions {
+  /** The carrier's base_url, or null/undefined for api.twilio.com. */
+  baseUrl?: string | null;
+  /** ALLOW_PRIVATE_URLS: lets base_url be http or a loopback/private address. */
+  allowPrivate: boolean;
+  timeoutMs?: number;
+}
+
+export type TwilioErrorKind =
+  | 'auth' // 401: wrong Account SID or Auth Token
+  | 'forbidden' // 403
+  | 'not_found' // 404
+  | 'invalid_request' // other 4xx (a bad To, an unverified From, ...)
+  | 'rate_limited' // 429
+  | 'server' // 5xx
+  | 'redirect' // 3xx: base_url points somewhere else
+  | 'network' // no answer at all
+  | 'timeout'
+  | 'unexpected_response'; // 2xx whose body is not what Twilio sends
+
+export class TwilioRestError extends Error {
+  readonly code = 'VC_ERR_TWILIO';
+  constructor(
+    readonly kind: TwilioErrorKind,
+    message: string,
+    readonly httpStatus: number | null = null,
+    /** Twilio's own error code (20003, 21211, ...), when its error body had one. */
+    readonly twilioCode: number | null = null,
+    readonly moreInfo: string | null = null,
+    /**
+     * True when Twilio may have acted on the request although we got no usable answer (timeout,
+     * dropped connection, 5xx): a blind retry of a create could place a second call.
+     */
+    readonly maybeApplied = false,
+  ) {
+    super(message);
+  }
+
+  get retryable(): boolean {
+    return ['rate_limited', 'server', 'network', 'timeout'].includes(this.kind);
+  }
+}
+
+export interface TwilioAccount {
+  sid: string;
+  friendly_name: string | null;
+  /** `active`, `suspended` or `closed`. */
+  status: string;
+  type: string | null;
+}
+
+/** The fields of Twilio's Call resource that we use; the rest of the answer is kept in `raw`. */
+export interface TwilioCall {
+  sid: string;
+  status: string;
+  raw: Record<string, unknown>;
+}
+
+/** Call progress events Twilio can report to StatusCallback. */
+export type StatusCallbackEvent = 'initiated' | 'ringing' | 'answered' | 'completed';
+export type RecordingStatusCallbackEvent = 'in-progress' | 'completed' | 'absent';
+
+export interface CreateCallParams {
+  from: string;
+  to: string;
+  /** TwiML the call runs when answered (our <Connect><Stream>). */
+  twiml: string;
+  statusCallback?: string;
+  statusCallbackEvent?: StatusCallbackEvent[];
+  record?: boolean;
+  recordingStatusCallback?: string;
+  recordingStatusCallbackEvent?: RecordingStatusCallbackEvent[];
+  /** Seconds to let the callee's phone ring (Twilio: 5-600, default 60). */
+  timeoutSeconds?: number;
+  /** Hard cap on the call length in seconds (Twilio's TimeLimit). */
+  timeLimitSeconds?: number;
+  signal?: AbortSignal;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** base_url + path without doubling slashes; base_url may carry a path prefix. */
+export function apiUrl(baseUrl: string | null | undefined, path: string): URL {
+  return new URL((baseUrl ?? TWILIO_API_BASE_URL).replace(/\/+$/, '') + path);
+}
+
+/** The form body of a Call create, exactly as Twilio documents it (lists as repeated keys). */
+export function callForm(p: Omit<CreateCallParams, 'signal'>): URLSearchParams {
+  const form = new URLSearchParams();
+  form.append('To', p.to);
+  form.append('From', p.from);
+  form.append('Twiml', p.twiml);
+  if (p.statusCallback) {
+    form.append('StatusCallback', p.statusCallback);
+    form.append('StatusCallbackMethod', 'POST');
+    for (const e of p.statusCallbackEvent ?? []) form.append('StatusCallbackEvent', e);
+  }
+  if (p.record) {
+    form.append('Record', 'true');
+    if (p.recordingStatusCallback) {
+      form.append('RecordingStatusCallback', p.recordingStatusCallback);
+      form.append('RecordingStatusCallbackMethod', 'POST');
+      for (const e of p.recordingStatusCallbackEvent ?? []) form.append('RecordingStatusCallbackEvent', e);
+    }
+  }
+  if (p.timeoutSeconds !== undefined) form.append('Timeout', String(p.timeoutSeconds));
+  if (p.timeLimitSeconds !== undefined) form.append('TimeLimit', String(p.timeLimitSeconds));
+  return form;
+}
+
+async function readCapped(body: ReadableStream<Uint8Array> | null): Promise<string> {
+  if (!body) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      break;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function kindOf(status: number): TwilioErrorKind {
+  if (status === 401) return 'auth';
+  if (status === 403) return 'forbidden';
+  if (status === 404) return 'not_found';
+  if (status === 429) return 'rate_limited';
+  if (status >= 300 && status < 400) return 'redirect';
+  if (status >= 500) return 'server';
+  return 'invalid_request';
+}
+
+export class TwilioRestClient {
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly creds: TwilioCredentials,
+    private readonly opts: TwilioClientOptions,
+  ) {
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TWILIO_TIMEOUT_MS;
+  }
+
+  /** GET /2010-04-01/Accounts/{sid}.json */
+  async fetchAccount(signal?: AbortSignal): Promise<TwilioAccount> {
+    const body = await this.request('GET', `/2010-04-01/Accounts/${encodeURIComponent(this.creds.accountSid)}.json`, undefined, signal);
+    if (!isObject(body) || typeof body.sid !== 'string' || typeof body.status !== 'string') {
+      throw new TwilioRestError('unexpected_response', `${this.host()} answered, but not with a Twilio account; check base_url`, 200);
+    }
+    const str = (v: unknown) => (typeof v === 'string' ? v : null);
+    return { sid: body.sid, status: body.status, friendly_name: str(body.friendly_name), type: str(body.type) };
+  }
+
+  /** POST /2010-04-01/Accounts/{sid}/Calls.json; Twilio answers 201 with the queued Call. */
+  async createCall(params: CreateCallParams): Promise<TwilioCall> {
+    const { signal, ...rest } = params;
+    const body = await this.request('POST', `/2010-04-01/Accounts/${encodeURIComponent(this.creds.accountSid)}/Calls.json`, callForm(rest), signal);
+    if (!isObject(body) || typeof body.sid !== 'string' || !/^CA[0-9a-fA-F]{32}$/.test(body.sid)) {
+      // Twilio said 2xx, so the call may exist even though we cannot read its sid.
+      throw new TwilioRestError('unexpected_response', `${this.host()} answered, but not with a Twilio call`, 200, null, null, true);
+    }
+    return { sid: body.sid, status: typeof body.status === 'string' ? body.status : 'queued', raw: body };
+  }
+
+  private host(): string {
+    return apiUrl(this.opts.baseUrl, '/').host;
+  }
+
+  private scrub(text: string): string {
+    const t = this.creds.authToken;
+    return t.length >= 4 ? text.split(t).join('[redacted]') : text;
+  }
+
+  private async request(method: 'GET' | 'POST', path: string, form: URLSearchParams | undefined, signal?: AbortSignal): Promise<unknown> {
+    const url = apiUrl(this.opts.baseUrl, path);
+    const host = url.host;
+    const bare = url.hostname.replace(/^\[|\]$/g, '');
+    if (!this.opts.allowPrivate && (url.protocol !== 'https:' || (isIP(bare) && isPrivateAddress(bare)))) {
+      throw new TwilioRestError('network', `${host} is not a public https address, which is not allowed`);
+    }
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const auth = Buffer.from(`${this.creds.accountSid}:${this.creds.authToken}`).toString('base64');
+    let status: number;
+    let text: string;
+    let retryAfter: string | null = null;
+    try {
+      const res = await fetch(url, {
+        method,
+        headers: {
+          authorization: `Basic ${auth}`,
+          accept: 'application/json',
+          'user-agent': 'voice-agent-service/1',
+          ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        },
+        body: form?.toString(),
+        redirect: 'manual',
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        ...(this.opts.allowPrivate ? {} : { dispatcher: publicOnlyDispatcher() }),
+      });
+      status = res.status;
+      retryAfter = res.headers.get('retry-after');
+      text = await readCapped(res.body as ReadableStream<Uint8Array> | null);
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      const { detail, timedOut } = networkDetail(err, host, this.timeoutMs);
+      // A POST that went unanswered may still have been carried out.
+      throw new TwilioRestError(timedOut ? 'timeout' : 'network', detail, null, null, null, method === 'POST');
+    }
+    const body = parseJson(text);
+    if (status >= 200 && status < 300) return body;
+    const kind = kindOf(status);
+    const err = isObject(body) ? body : {};
+    const code = typeof err.code === 'number' ? err.code : null;
+    const moreInfo = typeof err.more_info === 'string' ? err.more_info.slice(0, 300) : null;
+    const said = typeof err.message === 'string' ? `: ${this.scrub(err.message).slice(0, 300)}` : '';
+    const message = kind === 'redirect'
+      ? `${host} answered with a redirect (HTTP ${status}); check base_url`
+      : `Twilio answered HTTP ${status}${code !== null ? ` (code ${code})` : ''}${said}`;
+    const e = new TwilioRestError(kind, message, status, code, moreInfo, method === 'POST' && kind === 'server');
+    if (retryAfter && /^\d{1,6}$/.test(retryAfter)) Object.assign(e, { retryAfterSeconds: Number(retryAfter) });
+    throw e;
+  }
+}
+
+export interface VerifyResult {
+  status: 'verified' | 'invalid';
+  detail: string | null;
+}
+
+/** One cheap, read-only call that tells whether the credentials work and the account is usable. */
+export async function verifyTwilioAccount(creds: TwilioCredentials, opts: TwilioClientOptions): Promise<VerifyResult> {
+  const client = new TwilioRestClient(creds, opts);
+  try {
+    const account = await client.fetchAccount();
+    if (account.sid !== creds.accountSid) return { status: 'invalid', detail: 'Twilio answered for a different account; check base_url' };
+    if (account.status !== 'active') {
+      const state = /^[a-z_-]{1,32}$/.test(account.status) ? account.status : 'not active';
+      return { status: 'invalid', detail: `the Twilio account is ${state}` };
+    }
+    return { status: 'verified', detail: null };
+  } catch (err) {
+    if (!(err instanceof TwilioRestError)) throw err;
+    const code = err.twilioCode !== null ? `, code ${err.twilioCode}` : '';
+    switch (err.kind) {
+      case 'auth':
+        return { status: 'invalid', detail: `Twilio rejected the Account SID or Auth Token (HTTP 401${code})` };
+      case 'forbidden':
+        return { status: 'invalid', detail: `Twilio refused access to the account (HTTP 403${code})` };
+      case 'not_found':
+        return { status: 'invalid', detail: `Twilio has no such account (HTTP 404${code}); check account_sid and base_url` };
+      case 'network':
+      case 'timeout':
+      case 'redirect':
+      case 'unexpected_response':
+        return { status: 'invalid', detail: err.message };
+      default:
+        return { status: 'invalid', detail: `Twilio answered HTTP ${err.httpStatus ?? '?'}${code}; try again later` };
+    }
+  }
+}
