@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.js';
 import { processDelivery, DELIVERY_TIMEOUT_MS, type Outcome, type ProcessorDeps } from './processor.js';
 import { bullPrefix, DELIVERY_QUEUE, DeliveryJobData, enqueueDeliveries } from './queue.js';
 import { createSender } from './sender.js';
+import type { Resolver } from './ssrf.js';
 import { startSweeper } from './sweeper.js';
 
 export interface WebhookWorkerOptions {
@@ -18,6 +19,8 @@ export interface WebhookWorkerOptions {
   overdueGraceMs?: number;
   /** Observes every attempt's outcome (tests, metrics). */
   onOutcome?: (deliveryId: string, outcome: Outcome) => void;
+  /** Name resolution for deliveries (default: the system resolver); every answer is checked. */
+  resolve?: Resolver;
 }
 
 const SECRET_CACHE_MAX = 10_000;
@@ -25,7 +28,7 @@ const SECRET_CACHE_MAX = 10_000;
 /** Starts the BullMQ delivery worker (and the sweeper); resolves to a stop function. */
 export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOptions = {}): Promise<() => Promise<void>> {
   const timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const sender = createSender({ allowPrivate: ctx.config.ALLOW_PRIVATE_URLS });
+  const sender = createSender({ allowPrivate: ctx.config.ALLOW_PRIVATE_URLS, resolve: opts.resolve });
   // Keyed by the sealed value: rotating a secret seals a new value, so it is never served stale.
   const secrets = new Map<string, string>();
   const deps: ProcessorDeps = {
