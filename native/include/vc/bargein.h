@@ -43,6 +43,7 @@ class BargeInDetector {
 
  private:
   static constexpr int kMaxHist = 101;  // 1 s of 10 ms hops
+  static void Shape(const float* pow, float* out);
   float HopProbability(const float* mic, const float* micFloor, const float* refBands);
 
   Vad vad_;
@@ -51,10 +52,12 @@ class BargeInDetector {
   BargeInOptions o_;
   int hops_ = 0, hist_ = 0, head_ = 0;
   float ring_[kMaxHist][kBands];
+  float shape_[kMaxHist][kBands];  // ref log-spectrum shapes (zero mean, unit norm)
+  float corr_[kMaxHist];           // smoothed mic/ref shape correlation per lag
   float erl_[kBands];  // learned echo power gain ref -> mic per band
   float margin_ = 4.f;
   int64_t nowMs_ = 0, runMs_ = 0, quietMs_ = 0, markMs_ = -1, lastMs_ = -1;
-  int refActiveHops_ = 0;
+  int refActiveHops_ = 0, delayHops_ = -1;
   bool fired_ = false;
 };
 

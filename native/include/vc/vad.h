@@ -33,12 +33,15 @@ class SpeechScorer {
   // noiseExtra (may be null) adds a known interference power per band (echo).
   float Score(const float* bandPow, const float* noiseExtra);
   const float* floor() const { return floor_; }
+  float rawLlr() const { return raw_; }  // unsmoothed evidence of the last hop
 
  private:
   float floor_[kBands] = {0}, clean_[kBands] = {0};
-  float smooth_ = 0, prob_ = 0;
+  float smooth_ = 0, prob_ = 0, raw_ = 0;
   int hops_ = 0;
 };
+
+constexpr float kEvidenceLlr = 1.0f;  // per-hop likelihood ratio that is speech alone
 
 enum class VadState : int { kQuiet = 0, kStarting = 1, kSpeaking = 2, kStopping = 3 };
 
@@ -63,12 +66,13 @@ class VadStateMachine {
  public:
   Status Init(const VadOptions& o);
   void Reset();
-  void Update(float prob, int frameMs, VadResult* r);
+  // evidenceMs: part of this frame whose unsmoothed evidence alone is speech.
+  void Update(float prob, int frameMs, int evidenceMs, VadResult* r);
 
  private:
   VadOptions o_;
   VadState state_ = VadState::kQuiet;
-  int64_t nowMs_ = 0, runMs_ = 0, markMs_ = 0, startMs_ = -1, endMs_ = -1;
+  int64_t nowMs_ = 0, runMs_ = 0, evidenceMs_ = 0, markMs_ = 0, startMs_ = -1, endMs_ = -1;
 };
 
 class Vad {

@@ -34,6 +34,9 @@ void BargeInDetector::Reset() {
   vad_.Reset();
   caller_.Reset();
   std::memset(ring_, 0, sizeof ring_);
+  std::memset(shape_, 0, sizeof shape_);
+  std::memset(corr_, 0, sizeof corr_);
+  delayHops_ = -1;
   for (float& g : erl_) g = kErlInit;
   head_ = 0;
   nowMs_ = runMs_ = quietMs_ = 0;
@@ -42,29 +45,70 @@ void BargeInDetector::Reset() {
   fired_ = false;
 }
 
+void BargeInDetector::Shape(const float* pow, float* out) {
+  float mean = 0, norm = 0;
+  for (int b = 0; b < kBands; ++b) { out[b] = std::log(pow[b]); mean += out[b]; }
+  mean *= 1.0f / kBands;
+  for (int b = 0; b < kBands; ++b) { out[b] -= mean; norm += out[b] * out[b]; }
+  const float inv = norm > 1e-6f ? 1.0f / std::sqrt(norm) : 0.f;
+  for (int b = 0; b < kBands; ++b) out[b] *= inv;
+}
+
 float BargeInDetector::HopProbability(const float* mic, const float* micFloor, const float* refBands) {
   std::memcpy(ring_[head_], refBands, sizeof(float) * kBands);
+  Shape(refBands, shape_[head_]);
+  const int newest = head_;
   head_ = (head_ + 1) % hist_;
   float maxRef[kBands];
   std::memcpy(maxRef, ring_[0], sizeof maxRef);
   for (int k = 1; k < hist_; ++k)
     for (int b = 0; b < kBands; ++b) maxRef[b] = std::max(maxRef[b], ring_[k][b]);
-  float extra[kBands];
-  int active = 0;
+  // Echo delay: the lag whose reference spectral shape best matches the mic,
+  // learned only while the reference is loud and the mic hears something.
+  float refAct = 0, micAct = 0;
   for (int b = 0; b < kBands; ++b) {
-    extra[b] = margin_ * erl_[b] * maxRef[b];
-    active += maxRef[b] * kErlMin > 1e-3f && maxRef[b] * erl_[b] > micFloor[b];
+    refAct += maxRef[b] * erl_[b] > micFloor[b] ? 1.f : 0.f;
+    micAct += mic[b] > 4.f * micFloor[b] ? 1.f : 0.f;
   }
-  refActiveHops_ = active >= 2 ? 30 : std::max(0, refActiveHops_ - 1);
+  if (refAct >= 4 && micAct >= 4) {
+    float m[kBands];
+    Shape(mic, m);
+    for (int k = 0; k < hist_; ++k) {
+      const float* r = shape_[(newest - k + hist_) % hist_];
+      float c = 0;
+      for (int b = 0; b < kBands; ++b) c += m[b] * r[b];
+      corr_[k] += 0.03f * (c - corr_[k]);
+    }
+    int best = 0;
+    float mean = 0;
+    for (int k = 0; k < hist_; ++k) { mean += corr_[k]; if (corr_[k] > corr_[best]) best = k; }
+    mean /= hist_;
+    delayHops_ = corr_[best] > 0.25f && corr_[best] - mean > 0.1f ? best : -1;
+  }
+  // With a trusted delay the echo bound uses the reference around that lag
+  // (+-1 hop for sub-hop delays); otherwise the whole window's maximum.
+  float sel[kBands];
+  if (delayHops_ >= 0) {
+    for (int b = 0; b < kBands; ++b) sel[b] = 0;
+    for (int k = std::max(0, delayHops_ - 1); k <= std::min(hist_ - 1, delayHops_ + 1); ++k) {
+      const float* r = ring_[(newest - k + hist_) % hist_];
+      for (int b = 0; b < kBands; ++b) sel[b] = std::max(sel[b], r[b]);
+    }
+  } else {
+    std::memcpy(sel, maxRef, sizeof sel);
+  }
+  float extra[kBands];
+  for (int b = 0; b < kBands; ++b) extra[b] = margin_ * erl_[b] * sel[b];
+  refActiveHops_ = refAct >= 2 ? 30 : std::max(0, refActiveHops_ - 1);
   const float p = caller_.Score(mic, extra);
   if (p < 0.3f) {
     // Learn the echo return loss while the caller is quiet: rise quickly to
-    // the observed mic/ref ratio, decay slowly when the echo is weaker.
+    // the observed mic/ref ratio, decay when the echo is weaker.
     for (int b = 0; b < kBands; ++b) {
-      if (maxRef[b] < 30.f * micFloor[b]) continue;  // reference too weak here
-      const float r = (mic[b] - micFloor[b]) / maxRef[b];
+      if (sel[b] < 30.f * micFloor[b]) continue;  // reference too weak here
+      const float r = (mic[b] - micFloor[b]) / sel[b];
       float& g = erl_[b];
-      g = r > g ? g + 0.2f * (r - g) : g * 0.995f;
+      g = r > g ? g + 0.2f * (r - g) : g * 0.99f;
       g = std::min(kErlMax, std::max(kErlMin, g));
     }
   }

@@ -75,9 +75,10 @@ float SpeechScorer::Score(const float* e, const float* extra) {
     clean_[b] = gain * gain * e[b];
   }
   llr *= 1.0f / kBands;
+  raw_ = llr;
   // Fast attack, slower release: onset in one hop, fewer holes inside words.
-  smooth_ = llr > smooth_ ? 0.35f * smooth_ + 0.65f * llr : 0.8f * smooth_ + 0.2f * llr;
-  const float p = 1.f / (1.f + std::exp(-3.0f * (smooth_ - 0.9f)));
+  smooth_ = llr > smooth_ ? 0.2f * smooth_ + 0.8f * llr : 0.8f * smooth_ + 0.2f * llr;
+  const float p = 1.f / (1.f + std::exp(-3.0f * (smooth_ - 0.6f)));
   // Noise floor: follow down quickly, up fast only when this hop looks like noise.
   const float up = p < 0.3f ? 0.04f : (p < 0.7f ? 0.01f : 0.0015f);
   for (int b = 0; b < kBands; ++b) {
@@ -104,14 +105,14 @@ void VadStateMachine::Reset() {
   startMs_ = endMs_ = -1;
 }
 
-void VadStateMachine::Update(float prob, int frameMs, VadResult* r) {
+void VadStateMachine::Update(float prob, int frameMs, int evidenceMs, VadResult* r) {
   const bool speech = prob >= o_.threshold;
   const int64_t frameStart = nowMs_;
   nowMs_ += frameMs;
   r->events = 0;
   switch (state_) {
     case VadState::kQuiet:
-      if (speech) { state_ = VadState::kStarting; markMs_ = frameStart; runMs_ = 0; }
+      if (speech) { state_ = VadState::kStarting; markMs_ = frameStart; runMs_ = 0; evidenceMs_ = 0; }
       break;
     case VadState::kStarting:
       if (!speech) state_ = VadState::kQuiet;
@@ -125,7 +126,10 @@ void VadStateMachine::Update(float prob, int frameMs, VadResult* r) {
   }
   if (state_ == VadState::kStarting || state_ == VadState::kStopping) {
     runMs_ += frameMs;
-    if (state_ == VadState::kStarting && runMs_ >= o_.startMs) {
+    evidenceMs_ += evidenceMs;
+    // Entering speaking also needs half of startMs of hops that are speech on
+    // their own (unsmoothed): a click's smoothed tail does not count.
+    if (state_ == VadState::kStarting && runMs_ >= o_.startMs && 2 * evidenceMs_ >= o_.startMs) {
       state_ = VadState::kSpeaking;
       startMs_ = markMs_;  // back-dated to the first speech frame
       r->events |= kVadSpeechStart;
@@ -160,12 +164,14 @@ void Vad::Reset() {
 
 void Vad::ProcessFrame(const int16_t* frame, VadResult* r) {
   float sum = 0;
+  int evidenceMs = 0;
   for (int h = 0; h < hops_; ++h) {
     an_.ProcessHop(frame + h * an_.hopSamples(), bands_[h]);
     hopProb_[h] = scorer_.Score(bands_[h], nullptr);
     sum += hopProb_[h];
+    if (scorer_.rawLlr() >= kEvidenceLlr) evidenceMs += 10;
   }
-  sm_.Update(sum / hops_, hops_ * 10, r);
+  sm_.Update(sum / hops_, hops_ * 10, evidenceMs, r);
 }
 
 }  // namespace vc
