@@ -1,6 +1,7 @@
 import { loadConfig } from './config/env.js';
 import { closeContext, createContext } from './context.js';
 import { buildApp } from './control/app.js';
+import { markDraining } from './sessions/draining.js';
 
 // One entry point, three roles (api, media, worker); ROLES picks which run in this process.
 type Stop = () => Promise<void>;
@@ -26,6 +27,9 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     ctx.log.info({ signal }, 'draining');
+    // From here session admission answers 503 and the media socket refuses with 1013; the
+    // media role's stop waits DRAIN_GRACE_MS, ends the remaining calls (1013) and settles them.
+    markDraining(ctx);
     // Later roles (media, worker) stop first so that in-flight calls settle before the API goes.
     for (const stop of stops.reverse()) await stop().catch((err) => ctx.log.error({ err }, 'stop failed'));
     await closeContext(ctx);
