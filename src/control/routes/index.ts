@@ -3,6 +3,7 @@ import { authRoutes } from './auth/index.js';
 import { projectRoutes } from './projects/index.js';
 import { providerRoutes } from './providers/index.js';
 import { providerAccountRoutes } from './provider-accounts/index.js';
+import { agentRoutes } from './agents/index.js';
 import { voiceSessionRoutes } from './voice-sessions/index.js';
 import { walletRoutes } from './wallet/index.js';
 import { webhookRoutes } from './webhooks/index.js';
@@ -13,6 +14,7 @@ export function registerRoutes(router: Router): void {
   projectRoutes(router);
   providerRoutes(router);
   providerAccountRoutes(router);
+  agentRoutes(router);
   voiceSessionRoutes(router);
   walletRoutes(router);
   webhookRoutes(router);

@@ -1,0 +1,169 @@
+import { z } from 'zod';
+
+// Agent bodies and responses (spec 2.1–2.5, contract §3–4).
+
+export const AMBIENCE_SOUNDS = ['white_noise', 'pink_noise', 'brown_noise', 'office_hum'] as const;
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+export const VARIABLE_NAME = /^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/;
+export const BUILT_IN_TOOLS = ['end_call', 'send_dtmf'];
+
+function isLanguageTag(tag: string): boolean {
+  try {
+    return Intl.getCanonicalLocales(tag).length === 1;
+  } catch {
+    return false;
+  }
+}
+
+export const languageTag = z.string().min(2).max(35).refine(isLanguageTag, 'must be a BCP 47 language tag');
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+
+// --- pipeline_config stages: strict, so no credential (or anything else) can be stored in an agent.
+const accountId = z.uuid();
+const model = z.string().min(1).max(100);
+const voice = z.string().min(1).max(100);
+export const SttStage = z.strictObject({ account_id: accountId, model, language: languageTag.optional(), endpointing_ms: int(0, 5000).optional() });
+export const LlmStage = z.strictObject({ account_id: accountId, model, temperature: z.number().min(0).max(2).optional(), max_tokens: int(1, 32000).optional() });
+export const TtsStage = z.strictObject({ account_id: accountId, model, voice, speed: z.number().min(0.25).max(4).optional() });
+export const RealtimeStage = z.strictObject({ account_id: accountId, model, voice });
+export const CascadeConfig = z.strictObject({ stt: SttStage, llm: LlmStage, tts: TtsStage });
+export const RealtimeConfig = z.strictObject({ realtime: RealtimeStage });
+export type PipelineConfig = z.output<typeof CascadeConfig> | z.output<typeof RealtimeConfig>;
+
+export const PIPELINE_MODES = ['cascade', 'realtime'] as const;
+export type PipelineMode = (typeof PIPELINE_MODES)[number];
+
+// --- tools and variables
+const jsonSchemaObject = z
+  .record(z.string(), z.unknown())
+  .refine((s) => s.type === 'object', 'must be a JSON Schema object ({"type": "object", ...})')
+  .refine((s) => s.properties === undefined || (typeof s.properties === 'object' && s.properties !== null && !Array.isArray(s.properties)), 'properties must be an object')
+  .refine((s) => s.required === undefined || (Array.isArray(s.required) && s.required.every((r) => typeof r === 'string')), 'required must be an array of strings');
+
+export const Tool = z.strictObject({
+  type: z.literal('function'),
+  name: z.string().regex(TOOL_NAME, 'must match ^[a-zA-Z0-9_-]{1,64}$').refine((n) => !BUILT_IN_TOOLS.includes(n), 'is the name of a built-in tool'),
+  description: z.string().max(1024).optional(),
+  parameters: jsonSchemaObject.optional(),
+});
+export const Variable = z.strictObject({
+  name: z.string().regex(VARIABLE_NAME, 'must match ^[a-zA-Z_][a-zA-Z0-9_]{0,63}$'),
+  required: z.boolean().default(false),
+});
+
+function uniqueNames<T extends { name: string }>(items: T[], ctx: z.RefinementCtx, what: string) {
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    if (seen.has(item.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate ${what} name` });
+    seen.add(item.name);
+  });
+}
+export const Tools = z.array(Tool).max(64).superRefine((t, c) => uniqueNames(t, c, 'tool'));
+export const Variables = z.array(Variable).max(64).superRefine((v, c) => uniqueNames(v, c, 'variable'));
+
+// The spec leaves InsightConfigBody's fields open: any JSON object is kept as sent.
+export const InsightConfig = z.record(z.string(), z.unknown());
+const url = z.string().min(8).max(2048);
+
+// Fields with defaults and fields that may be null, shared by create and update.
+const optionalFields = {
+  display_name: z.string().max(120).nullable(),
+  greeting: z.string().max(4000).nullable(),
+  tool_webhook_url: url.nullable(),
+  webhook_url: url.nullable(),
+  ambience_level: int(0, 100).nullable(),
+  ambience_sound: z.enum(AMBIENCE_SOUNDS).nullable(),
+  dead_air_seconds: int(1, 60).nullable(),
+  idle_warn_seconds: int(1, 600).nullable(),
+  idle_hangup_seconds: int(5, 3600).nullable(),
+  max_duration_seconds: int(10, 14400).nullable(),
+  max_chars_per_min: int(50, 20000).nullable(),
+  retention_days: int(1, 90).nullable(),
+  insight_config: InsightConfig.nullable(),
+};
+const name = z.string().trim().min(1).max(120);
+const prompt = z.string().max(32000);
+const pipelineConfig = z.record(z.string(), z.unknown());
+
+export const AgentCreateBody = z.strictObject({
+  name,
+  prompt,
+  pipeline_mode: z.enum(PIPELINE_MODES),
+  // Checked against pipeline_mode after parsing, so that loc names the offending stage key.
+  pipeline_config: pipelineConfig,
+  language: languageTag.default('en-IN'),
+  backchannel: z.boolean().default(true),
+  can_send_dtmf: z.boolean().default(false),
+  record_calls: z.boolean().default(false),
+  store_transcript: z.boolean().default(false),
+  webhook_include_recording_url: z.boolean().default(false),
+  webhook_include_transcript: z.boolean().default(false),
+  tools: Tools.default([]),
+  variables: Variables.default([]),
+  ...Object.fromEntries(Object.entries(optionalFields).map(([k, v]) => [k, (v as z.ZodNullable<z.ZodType>).default(null)])) as {
+    [K in keyof typeof optionalFields]: z.ZodDefault<(typeof optionalFields)[K]>;
+  },
+});
+export type AgentCreate = z.output<typeof AgentCreateBody>;
+
+// Update: every field optional and nullable (spec 2.3). For a field that cannot be null in
+// the agent (name, prompt, booleans, ...), null means "leave as it is".
+export const AgentUpdateBody = z.strictObject({
+  name: name.nullable().optional(),
+  prompt: prompt.nullable().optional(),
+  pipeline_mode: z.enum(PIPELINE_MODES).nullable().optional(),
+  pipeline_config: pipelineConfig.nullable().optional(),
+  language: languageTag.nullable().optional(),
+  backchannel: z.boolean().nullable().optional(),
+  can_send_dtmf: z.boolean().nullable().optional(),
+  record_calls: z.boolean().nullable().optional(),
+  store_transcript: z.boolean().nullable().optional(),
+  webhook_include_recording_url: z.boolean().nullable().optional(),
+  webhook_include_transcript: z.boolean().nullable().optional(),
+  tools: Tools.nullable().optional(),
+  variables: Variables.nullable().optional(),
+  is_active: z.boolean().nullable().optional(),
+  ...Object.fromEntries(Object.entries(optionalFields).map(([k, v]) => [k, (v as z.ZodNullable<z.ZodType>).optional()])) as {
+    [K in keyof typeof optionalFields]: z.ZodOptional<(typeof optionalFields)[K]>;
+  },
+});
+export type AgentUpdate = z.output<typeof AgentUpdateBody>;
+
+const date = z.iso.datetime();
+export const AgentInfo = z.object({
+  id: z.uuid(),
+  project_id: z.uuid(),
+  name: z.string(),
+  display_name: z.string().nullable(),
+  prompt: z.string(),
+  greeting: z.string().nullable(),
+  language: z.string(),
+  pipeline_mode: z.enum(PIPELINE_MODES),
+  pipeline_config: z.record(z.string(), z.unknown()),
+  tools: z.array(z.unknown()),
+  tool_webhook_url: z.string().nullable(),
+  variables: z.array(z.unknown()),
+  backchannel: z.boolean(),
+  can_send_dtmf: z.boolean(),
+  ambience_level: z.number().int().nullable(),
+  ambience_sound: z.string().nullable(),
+  dead_air_seconds: z.number().int().nullable(),
+  idle_warn_seconds: z.number().int().nullable(),
+  idle_hangup_seconds: z.number().int().nullable(),
+  max_duration_seconds: z.number().int().nullable(),
+  max_chars_per_min: z.number().int().nullable(),
+  record_calls: z.boolean(),
+  store_transcript: z.boolean(),
+  retention_days: z.number().int().nullable(),
+  insight_config: z.record(z.string(), z.unknown()).nullable(),
+  webhook_url: z.string().nullable(),
+  webhook_include_transcript: z.boolean(),
+  webhook_include_recording_url: z.boolean(),
+  has_webhook_secret: z.boolean(),
+  is_active: z.boolean(),
+  version: z.number().int(),
+  created_at: date,
+  updated_at: date,
+});
+export const CreatedAgent = z.object({ agent: AgentInfo, webhook_secret: z.string() });
+export const AgentDeleted = z.object({ id: z.uuid(), name: z.string(), deleted: z.boolean(), calls: z.number().int() });
