@@ -100,3 +100,19 @@ export const sessionErrors = {
   sessionNotFound: () => new AppError('VC_ERR_NOT_FOUND', 404, 'not_found', 'voice session not found'),
   agentNotFound: () => new AppError('VC_ERR_NOT_FOUND', 404, 'not_found', 'agent not found'),
 };
+
+/** Carrier connections and their numbers (contract §10). */
+export const carrierErrors = {
+  carrierNotFound: () => new AppError('VC_ERR_NOT_FOUND', 404, 'not_found', 'carrier not found'),
+  numberNotFound: () => new AppError('VC_ERR_NOT_FOUND', 404, 'not_found', 'carrier number not found'),
+  carrierHasNumbers: (count: number) =>
+    new AppError(
+      'VC_ERR_CONFLICT_CARRIER_HAS_NUMBERS',
+      409,
+      'conflict',
+      `carrier has ${count} number${count === 1 ? '' : 's'}; delete ${count === 1 ? 'it' : 'them'} first`,
+    ),
+  numberTaken: () =>
+    new AppError('VC_ERR_CONFLICT_NUMBER_TAKEN', 409, 'conflict', 'this number is already on a carrier of the project'),
+  carrierUnavailable: () => new AppError('VC_ERR_CARRIER_UNAVAILABLE', 503, 'connectivity', 'carrier connection unavailable'),
+};

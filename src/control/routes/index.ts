@@ -7,6 +7,7 @@ import { agentRoutes } from './agents/index.js';
 import { voiceSessionRoutes } from './voice-sessions/index.js';
 import { walletRoutes } from './wallet/index.js';
 import { webhookRoutes } from './webhooks/index.js';
+import { carrierRoutes } from './carriers/index.js';
 
 /** Every resource's routes; each resource lives in its own folder. */
 export function registerRoutes(router: Router): void {
@@ -18,4 +19,5 @@ export function registerRoutes(router: Router): void {
   voiceSessionRoutes(router);
   walletRoutes(router);
   webhookRoutes(router);
+  carrierRoutes(router);
 }

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../../app-context.js';
+import { carrierErrors } from '../../shared/errors.js';
+import type { Queryable, Sql } from '../sql.js';
+import { bumpProjectRevision } from './projects.js';
+
+// Carrier connections (contract §10). The credentials ({account_sid, auth_token}) are sealed
+// under the keyring with the carrier id as associated data, so a sealed blob copied to another
+// row does not decrypt. The auth token is never returned: only its last four characters.
+
+export type CarrierKind = 'twilio';
+export type CarrierStatus = 'unverified' | 'verified' | 'invalid';
+
+export interface CarrierInfo {
+  id: string;
+  project_id: string;
+  kind: CarrierKind;
+  label: string;
+  base_url: string | null;
+  account_sid: string;
+  token_hint: string;
+  status: CarrierStatus;
+  status_detail: string | null;
+  revision: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface CarrierCredentials {
+  account_sid: string;
+  auth_token: string;
+}
+
+const COLUMNS = ['id', 'project_id', 'kind', 'label', 'base_url', 'account_sid', 'token_hint', 'status', 'status_detail', 'revision', 'created_at', 'updated_at'];
+
+export const tokenHint = (token: string) => token.slice(-4);
+const seal = (ctx: AppContext, carrierId: string, c: CarrierCredentials) => ctx.keyring.encrypt(JSON.stringify(c), carrierId);
+
+export async function createCarrier(
+  ctx: AppContext,
+  projectId: string,
+  input: { kind: CarrierKind; label: string; credentials: CarrierCredentials; baseUrl: string | null },
+): Promise<CarrierInfo> {
+  const id = randomUUID();
+  const sealed = seal(ctx, id, input.credentials);
+  return ctx.sql.begin(async (tx) => {
+    const [row] = await tx<CarrierInfo[]>`
+      insert into carriers (id, project_id, kind, label, base_url, account_sid, credentials_sealed, token_hint)
+      values (${id}, ${projectId}, ${input.kind}, ${input.label}, ${input.baseUrl}, ${input.credentials.account_sid},
+              ${sealed}, ${tokenHint(input.credentials.auth_token)})
+      returning ${tx(COLUMNS)}`;
+    await bumpProjectRevision(tx as unknown as Sql, projectId);
+    return row;
+  });
+}
+
+export async function listCarriers(ctx: AppContext, projectId: string, limit: number, offset: number): Promise<CarrierInfo[]> {
+  return ctx.sql<CarrierInfo[]>`
+    select ${ctx.sql(COLUMNS)} from carriers
+    where project_id = ${projectId} and deleted_at is null
+    order by created_at desc, id desc limit ${limit} offset ${offset}`;
+}
+
+/** A live carrier of the project, or 404 (another project's carrier is indistinguishable from none). */
+export async function getCarrier(sql: Queryable, projectId: string, carrierId: string, opts: { lock?: boolean } = {}): Promise<CarrierInfo> {
+  const [row] = opts.lock
+    ? await sql<CarrierInfo[]>`
+        select ${sql(COLUMNS)} from carriers
+        where id = ${carrierId} and project_id = ${projectId} and deleted_at is null for update`
+    : await sql<CarrierInfo[]>`
+        select ${sql(COLUMNS)} from carriers
+        where id = ${carrierId} and project_id = ${projectId} and deleted_at is null`;
+  if (!row) throw carrierErrors.carrierNotFound();
+  return row;
+}
+
+export async function updateCarrier(
+  ctx: AppContext,
+  projectId: string,
+  carrierId: string,
+  changes: { label?: string; credentials?: CarrierCredentials; baseUrl?: string | null },
+): Promise<CarrierInfo> {
+  return ctx.sql.begin(async (tx) => {
+    const current = await getCarrier(tx, projectId, carrierId, { lock: true });
+    const set: Record<string, string | null> = { label: changes.label ?? current.label };
+    let reverify = false;
+    if (changes.credentials !== undefined) {
+      set.credentials_sealed = seal(ctx, carrierId, changes.credentials);
+      set.account_sid = changes.credentials.account_sid;
+      set.token_hint = tokenHint(changes.credentials.auth_token);
+      reverify = true;
+    }
+    if (changes.baseUrl !== undefined && changes.baseUrl !== current.base_url) {
+      set.base_url = changes.baseUrl;
+      reverify = true;
+    }
+    if (reverify) Object.assign(set, { status: 'unverified', status_detail: null });
+    const [row] = await tx<CarrierInfo[]>`
+      update carriers set ${tx(set)}, revision = revision + 1, updated_at = now()
+      where id = ${carrierId} returning ${tx(COLUMNS)}`;
+    await bumpProjectRevision(tx as unknown as Sql, projectId);
+    return row;
+  });
+}
+
+/**
+ * Soft delete; refused (409) while live numbers remain on the carrier, so no number is left
+ * pointing at a connection that can no longer place or answer calls. The sealed credentials go.
+ */
+export async function deleteCarrier(ctx: AppContext, projectId: string, carrierId: string): Promise<CarrierInfo> {
+  return ctx.sql.begin(async (tx) => {
+    await getCarrier(tx, projectId, carrierId, { lock: true });
+    const [{ n }] = await tx<{ n: number }[]>`
+      select count(*)::int as n from carrier_numbers where carrier_id = ${carrierId} and deleted_at is null`;
+    if (n > 0) throw carrierErrors.carrierHasNumbers(n);
+    const [row] = await tx<CarrierInfo[]>`
+      update carriers
+      set deleted_at = now(), credentials_sealed = null, revision = revision + 1, updated_at = now()
+      where id = ${carrierId} returning ${tx(COLUMNS)}`;
+    await bumpProjectRevision(tx as unknown as Sql, projectId);
+    return row;
+  });
+}
+
+/** The decrypted credentials of a live carrier, or null. Never log them, never queue them. */
+export async function getCarrierCredentials(ctx: AppContext, carrierId: string): Promise<CarrierCredentials | null> {
+  const [row] = await ctx.sql<{ credentials_sealed: string | null }[]>`
+    select credentials_sealed from carriers where id = ${carrierId} and deleted_at is null`;
+  if (!row?.credentials_sealed) return null;
+  return JSON.parse(ctx.keyring.decrypt(row.credentials_sealed, carrierId)) as CarrierCredentials;
+}
+
+/**
+ * Stores a verification result, but only if the carrier did not change while Twilio was being
+ * asked: a result for old credentials must not mark new ones verified.
+ */
+export async function recordCarrierVerification(
+  ctx: AppContext,
+  projectId: string,
+  carrierId: string,
+  revision: number,
+  result: { status: CarrierStatus; detail: string | null },
+): Promise<CarrierInfo> {
+  const [row] = await ctx.sql<CarrierInfo[]>`
+    update carriers set status = ${result.status}, status_detail = ${result.detail}, updated_at = now()
+    where id = ${carrierId} and project_id = ${projectId} and revision = ${revision} and deleted_at is null
+    returning ${ctx.sql(COLUMNS)}`;
+  return row ?? getCarrier(ctx.sql, projectId, carrierId);
+}
