@@ -37,6 +37,9 @@ class SpeechScorer {
 
  private:
   float floor_[kBands] = {0}, clean_[kBands] = {0};
+  // Minimum statistics guard: band minima of the last 3 half-second blocks.
+  float blockMin_[kBands] = {0}, slotMin_[3][kBands] = {{0}};
+  int blockHops_ = 0, slot_ = 0;
   float smooth_ = 0, prob_ = 0, raw_ = 0;
   int hops_ = 0;
 };

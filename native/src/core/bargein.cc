@@ -120,29 +120,34 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
   vad_.ProcessFrame(mic, vad);
   const int refHop = ref_.hopSamples();
   float sum = 0;
+  int evidence = 0;
   for (int h = 0; h < hops_; ++h) {
     float rb[kBands];
     ref_.ProcessHop(ref ? ref + h * refHop : kSilence, rb);
     sum += HopProbability(vad_.hopBands(h), vad_.noiseFloor(), rb);
+    if (caller_.rawLlr() >= kEvidenceLlr) ++evidence;
   }
   const int frameMs = hops_ * 10;
   const float p = sum / hops_;
+  const int evidenceMs = evidence * 10;
   const int64_t frameStart = nowMs_;
   nowMs_ += frameMs;
   r->events = 0;
   r->callerProbability = p;
   r->callerSpeech = p >= o_.threshold;
   r->agentActive = refActiveHops_ > 0;
-  if (r->callerSpeech) {
+  // Duration counts only hops that are caller speech on their own evidence,
+  // so the smoothed tail of a short loud burst cannot reach minDurationMs.
+  if (r->callerSpeech && evidenceMs > 0) {
     if (runMs_ == 0) markMs_ = frameStart;
-    runMs_ += frameMs;
+    runMs_ += evidenceMs;
     quietMs_ = 0;
     if (!fired_ && runMs_ >= o_.minDurationMs && runMs_ > 0) {
       fired_ = true;
       lastMs_ = markMs_;
       r->events |= kBargeInInterruption;
     }
-  } else if (runMs_ > 0) {
+  } else if (!r->callerSpeech && runMs_ > 0) {
     quietMs_ += frameMs;
     if (quietMs_ >= o_.gapMs) {  // the spurt is over: re-arm
       if (fired_) r->events |= kBargeInEnd;

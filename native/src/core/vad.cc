@@ -57,11 +57,16 @@ void SpeechScorer::Reset() {
   std::memset(clean_, 0, sizeof clean_);
   smooth_ = prob_ = 0;
   hops_ = 0;
+  blockHops_ = slot_ = 0;
 }
 
 float SpeechScorer::Score(const float* e, const float* extra) {
-  if (hops_ == 0)
-    for (int b = 0; b < kBands; ++b) floor_[b] = e[b];
+  if (hops_ == 0) {
+    for (int b = 0; b < kBands; ++b) {
+      floor_[b] = blockMin_[b] = e[b];
+      for (auto& sl : slotMin_) sl[b] = e[b];
+    }
+  }
   ++hops_;
   float llr = 0;
   for (int b = 0; b < kBands; ++b) {
@@ -80,13 +85,22 @@ float SpeechScorer::Score(const float* e, const float* extra) {
   smooth_ = llr > smooth_ ? 0.2f * smooth_ + 0.8f * llr : 0.8f * smooth_ + 0.2f * llr;
   const float p = 1.f / (1.f + std::exp(-3.0f * (smooth_ - 0.6f)));
   // Noise floor: follow down quickly, up fast only when this hop looks like noise.
-  const float up = p < 0.3f ? 0.04f : (p < 0.7f ? 0.01f : 0.0015f);
+  // The first 200 ms adapt fast: a stream may start with a filter warm-up or silence.
+  const float up = hops_ < 20 ? 0.3f : p < 0.3f ? 0.04f : (p < 0.7f ? 0.01f : 0.0015f);
+  const bool rotate = ++blockHops_ >= 50;
   for (int b = 0; b < kBands; ++b) {
+    blockMin_[b] = std::min(blockMin_[b], e[b]);
     const float d = e[b] - floor_[b];
-    if (d > 0 && extra && extra[b] > floor_[b]) continue;  // rise is echo, not noise
-    floor_[b] += (d < 0 ? 0.15f : up) * d;
+    if (!(d > 0 && extra && extra[b] > floor_[b])) {  // a rise under echo is not noise
+      floor_[b] += (d < 0 ? 0.15f : up) * d;
+    }
+    // Never below the 1-1.5 s band minimum, so a floor that started too low recovers.
+    const float m = std::min(blockMin_[b], std::min(slotMin_[0][b], std::min(slotMin_[1][b], slotMin_[2][b])));
+    if (floor_[b] < m) floor_[b] = m;
     if (floor_[b] < 1e-3f) floor_[b] = 1e-3f;
+    if (rotate) { slotMin_[slot_][b] = blockMin_[b]; blockMin_[b] = 3.4e38f; }
   }
+  if (rotate) { blockHops_ = 0; slot_ = (slot_ + 1) % 3; }
   prob_ = p;
   return p;
 }

@@ -1,0 +1,94 @@
+// Echo-aware barge-in on the generated corpus: pure agent echo (-10..-30 dB,
+// 20-200 ms) must not count as caller speech; real caller speech over the
+// echo must; short bursts never interrupt. Also end to end via MediaChannel.
+import t from 'tap';
+import { BargeInDetector, BargeInEvents, ChannelEvents, MediaChannel } from '../../src/media/native.js';
+import { FRAME_MS, agentTrack, echoOf, noise, speechTrack, toInt16 } from './corpus.js';
+
+const RATE = 16000;
+const FS = (RATE * FRAME_MS) / 1000;
+const agent = agentTrack(RATE);
+const ref = toInt16(agent.pcm);
+const hiss = noise('white', agent.pcm.length, RATE, 5);
+
+function run(mic: Int16Array, minDurationMs = 300) {
+  const d = new BargeInDetector({ micRateHz: RATE, refRateHz: RATE, frameMs: FRAME_MS, bargeIn: { minDurationMs } });
+  const n = Math.floor(Math.min(mic.length, ref.length) / FS);
+  const caller = new Uint8Array(n), vad = new Uint8Array(n);
+  const interruptionsMs: number[] = [];
+  for (let f = 0; f < n; f++) {
+    d.process(mic.subarray(f * FS, (f + 1) * FS), ref.subarray(f * FS, (f + 1) * FS));
+    caller[f] = d.callerSpeech ? 1 : 0;
+    vad[f] = d.vadProbability >= 0.5 ? 1 : 0;
+    if (d.events & BargeInEvents.interruption) interruptionsMs.push(d.interruptionMs);
+  }
+  return { caller, vad, interruptionsMs, n };
+}
+
+t.test('pure agent echo: <= 1% caller-speech frames, no interruptions', async (t) => {
+  let worst = 0;
+  for (const delayMs of [20, 60, 120, 200]) {
+    for (const attenDb of [10, 20, 30]) {
+      const e = echoOf(agent.pcm, RATE, delayMs, attenDb);
+      const mic = toInt16(e.map((v, i) => v + 30 * hiss[i]));
+      const r = run(mic);
+      let active = 0, fa = 0, plain = 0;
+      const lag = Math.round(delayMs / FRAME_MS);
+      for (let f = lag; f < r.n; f++) {
+        if (!agent.labels[f - lag]) continue;  // frames where echo is audible
+        active++;
+        fa += r.caller[f];
+        plain += r.vad[f];
+      }
+      worst = Math.max(worst, fa / active);
+      t.ok(fa / active <= 0.01, `${delayMs} ms / -${attenDb} dB: ${(100 * fa / active).toFixed(2)}% caller frames (plain VAD ${(100 * plain / active).toFixed(1)}%)`);
+      t.equal(r.interruptionsMs.length, 0, `${delayMs} ms / -${attenDb} dB: no interruption`);
+    }
+  }
+  t.comment(`worst false-alarm rate ${(100 * worst).toFixed(2)}%`);
+});
+
+t.test('caller speech over the echo is caught', async (t) => {
+  const caller = speechTrack(RATE, 3, 8);
+  const len = Math.min(agent.pcm.length, caller.pcm.length);
+  const onsets = caller.onsetsMs.filter((o) => o < (len / RATE) * 1000 - 1500);
+  for (const [delayMs, attenDb] of [[40, 10], [150, 10], [100, 20], [200, 30]]) {
+    const e = echoOf(agent.pcm, RATE, delayMs, attenDb);
+    const mic = toInt16(Float32Array.from({ length: len }, (_, i) => e[i] + caller.pcm[i] + 30 * hiss[i]));
+    const r = run(mic);
+    let pos = 0, hit = 0;
+    for (let f = 0; f < r.n; f++) if (caller.labels[f]) { pos++; hit += r.caller[f]; }
+    const caught = onsets.filter((on) => r.interruptionsMs.some((ms) => ms >= on - 100 && ms <= on + 1000)).length;
+    t.ok(hit / pos >= 0.8, `${delayMs} ms / -${attenDb} dB: caller frame recall ${(100 * hit / pos).toFixed(1)}% >= 80%`);
+    t.ok(caught >= onsets.length - 1, `${delayMs} ms / -${attenDb} dB: ${caught}/${onsets.length} utterances interrupt`);
+  }
+});
+
+t.test('bursts shorter than minDurationMs never interrupt', async (t) => {
+  const n = RATE * 5;
+  const mic = new Float32Array(n);
+  const nz = noise('white', n, RATE, 8);
+  for (let s = RATE; s + RATE * 0.2 < n; s += RATE) for (let i = 0; i < RATE * 0.15; i++) mic[s + i] = 8000 * nz[s + i];  // 150 ms bursts
+  const r = run(toInt16(mic.map((v, i) => v + 30 * hiss[i])), 300);
+  t.equal(r.interruptionsMs.length, 0, '150 ms noise bursts, minDurationMs 300');
+});
+
+t.test('MediaChannel: reference pushed in step with 8 kHz caller audio', async (t) => {
+  const agent8 = agentTrack(8000);
+  const ref8 = toInt16(agent8.pcm);
+  const e = echoOf(agent8.pcm, 8000, 120, 15);
+  const ch = new MediaChannel({ inRateHz: 8000, procRateHz: 16000, refRateHz: 8000, frameMs: 20 });
+  let frames = 0, callerFrames = 0, interruptions = 0;
+  const msg = Buffer.alloc(320);
+  for (let o = 0; o + 160 <= e.length; o += 160) {
+    ch.pushReference(ref8.subarray(o, o + 160));
+    for (let i = 0; i < 160; i++) msg.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(e[o + i] + 20 * hiss[o + i]))), 2 * i);
+    const n = ch.process(msg);
+    frames += n;
+    for (let f = 0; f < n; f++) callerFrames += ch.callerProbabilities[f] >= 0.5 ? 1 : 0;
+    if (ch.events & ChannelEvents.interruption) interruptions++;
+  }
+  t.ok(frames > 0);
+  t.ok(callerFrames / frames <= 0.01, `echo-only caller frames ${(100 * callerFrames / frames).toFixed(2)}%`);
+  t.equal(interruptions, 0);
+});
