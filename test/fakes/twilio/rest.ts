@@ -39,6 +39,7 @@ export interface FakeTwilio {
   requests: RecordedRequest[];
   calls: PlacedCall[];
   addAccount: (a?: Partial<FakeAccount>) => FakeAccount;
+  account: (sid: string) => FakeAccount | undefined;
   setAccountStatus: (sid: string, status: string) => void;
   /** Answers the next request(s) as scripted instead of normally (FIFO). */
   override: (...answers: Override[]) => void;
@@ -165,6 +166,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       accounts.set(account.sid, account);
       return account;
     },
+    account: (sid) => accounts.get(sid),
     setAccountStatus: (sid, status) => {
       const a = accounts.get(sid);
       if (a) a.status = status;
