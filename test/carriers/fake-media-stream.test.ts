@@ -41,7 +41,7 @@ t.test('μ-law encoder agrees with the native codec (when the addon is built)', 
   try {
     ({ G711 } = await import('../../src/media/native.js'));
   } catch {
-    t.skip('native addon not built');
+    t.skip('native addon not built', async () => {});
     return;
   }
   const pcm = new Int16Array(65536);
@@ -178,6 +178,6 @@ t.test('records what the server sends; marks come back after playout, and at onc
   t.equal(call.closeCode, 1006, 'dropped without a close frame');
 });
 
-t.test('an upgrade the server refuses is reported', async (t) => {
-  await t.rejects(FakeMediaStream.connect('ws://127.0.0.1:1/nothing'), {});
+t.test('a connection that cannot be made is reported', async (t) => {
+  await t.rejects(FakeMediaStream.connect('ws://127.0.0.1:1/nothing'));
 });
