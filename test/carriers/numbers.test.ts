@@ -2,7 +2,7 @@ import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { createTenant } from '../helpers/fixtures.js';
 import { insertAgent, projectRevision } from './helpers.js';
-import { findInboundNumber, findProjectNumber } from '../../src/db/repos/carrier-numbers.js';
+import { findInboundCandidates, findProjectNumber } from '../../src/db/repos/carrier-numbers.js';
 
 const h = await startHarness();
 t.teardown(h.close);
@@ -157,8 +157,17 @@ t.test('lookups for outbound `from` and inbound webhooks', async (t) => {
   t.notOk('credentials_sealed' in found!.carrier);
   t.equal(await findProjectNumber(h.ctx.sql, a.projectId, '+19999999999'), null);
 
-  const inbound = await findInboundNumber(h.ctx.sql, SID_A, '+14155550100');
-  t.equal(inbound!.number.project_id, a.projectId);
-  t.equal((await findInboundNumber(h.ctx.sql, SID_B, '+14155550100'))!.number.project_id, b.projectId, 'the account tells the projects apart');
-  t.equal(await findInboundNumber(h.ctx.sql, `AC${'f'.repeat(32)}`, '+14155550100'), null);
+  const inbound = await findInboundCandidates(h.ctx.sql, SID_A, '+14155550100');
+  t.same(inbound.map((c) => c.number.project_id), [a.projectId]);
+  t.same((await findInboundCandidates(h.ctx.sql, SID_B, '+14155550100')).map((c) => c.number.project_id), [b.projectId], 'the account tells the projects apart');
+  t.same(await findInboundCandidates(h.ctx.sql, `AC${'f'.repeat(32)}`, '+14155550100'), []);
+
+  // Another project claims the same Twilio account and number: both are candidates, the verified one first.
+  const claim = await newCarrier(b, SID_A);
+  await add({ e164: '+14155550100', outbound_enabled: false }, `${carriersOf(b.projectId)}/${claim}/numbers`, b.bearer).then((r) => t.equal(r.statusCode, 409, 'b already has this number on SID_B'));
+  await add({ e164: '+14155550999', outbound_enabled: false }, `${carriersOf(b.projectId)}/${claim}/numbers`, b.bearer);
+  await add({ e164: '+14155550999', outbound_enabled: false });
+  await h.ctx.sql`update carriers set status = 'verified' where id = ${carrier}`;
+  const both = await findInboundCandidates(h.ctx.sql, SID_A, '+14155550999');
+  t.same(both.map((c) => [c.number.project_id, c.carrier.status]), [[a.projectId, 'verified'], [b.projectId, 'unverified']]);
 });

@@ -112,9 +112,7 @@ export interface NumberWithCarrier {
   carrier: CarrierInfo;
 }
 
-async function joined(rows: Promise<Record<string, unknown>[]>): Promise<NumberWithCarrier | null> {
-  const [row] = await rows;
-  if (!row) return null;
+function toNumberWithCarrier(row: Record<string, unknown>): NumberWithCarrier {
   const { carrier, ...number } = row as unknown as CarrierNumberInfo & { carrier: CarrierInfo & { created_at: string; updated_at: string } };
   return {
     number,
@@ -128,25 +126,28 @@ const CARRIER_JSON = `json_build_object('id', c.id, 'project_id', c.project_id, 
 
 /** Outbound `from`: the project's live number with that E.164 and its carrier (any status), or null. */
 export async function findProjectNumber(sql: Queryable, projectId: string, e164: string): Promise<NumberWithCarrier | null> {
-  return joined(
-    sql.unsafe(
-      `select ${N_COLUMNS}, ${CARRIER_JSON}
-       from carrier_numbers n join carriers c on c.id = n.carrier_id and c.deleted_at is null
-       where n.project_id = $1 and n.e164 = $2 and n.deleted_at is null`,
-      [projectId, e164],
-    ),
+  const [row] = await sql.unsafe(
+    `select ${N_COLUMNS}, ${CARRIER_JSON}
+     from carrier_numbers n join carriers c on c.id = n.carrier_id and c.deleted_at is null
+     where n.project_id = $1 and n.e164 = $2 and n.deleted_at is null`,
+    [projectId, e164],
   );
+  return row ? toNumberWithCarrier(row) : null;
 }
 
-/** Inbound webhook: the live number `e164` on a live carrier of Twilio account `accountSid`, or null. */
-export async function findInboundNumber(sql: Queryable, accountSid: string, e164: string): Promise<NumberWithCarrier | null> {
-  return joined(
-    sql.unsafe(
-      `select ${N_COLUMNS}, ${CARRIER_JSON}
-       from carrier_numbers n join carriers c on c.id = n.carrier_id and c.deleted_at is null
-       where c.account_sid = $1 and n.e164 = $2 and n.deleted_at is null
-       order by n.created_at desc limit 1`,
-      [accountSid, e164],
-    ),
+/**
+ * Inbound webhook: every live number `e164` on a live carrier of Twilio account `accountSid`,
+ * verified carriers first. Several projects may claim the same account and number (only one of
+ * them holds the real auth token), so the caller must route to the candidate whose auth token
+ * validates the request's X-Twilio-Signature, never on the number alone.
+ */
+export async function findInboundCandidates(sql: Queryable, accountSid: string, e164: string): Promise<NumberWithCarrier[]> {
+  const rows = await sql.unsafe(
+    `select ${N_COLUMNS}, ${CARRIER_JSON}
+     from carrier_numbers n join carriers c on c.id = n.carrier_id and c.deleted_at is null
+     where c.account_sid = $1 and n.e164 = $2 and n.deleted_at is null
+     order by (c.status = 'verified') desc, n.created_at, n.id`,
+    [accountSid, e164],
   );
+  return rows.map(toNumberWithCarrier);
 }
