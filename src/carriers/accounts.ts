@@ -11,7 +11,7 @@ import {
 } from '../db/repos/carriers.js';
 import { outboundUrlProblem } from '../providers/url.js';
 import { carrierErrors, errors } from '../shared/errors.js';
-import { verifyTwilioAccount } from './twilio/rest-client.js';
+import { TwilioRestClient, verifyTwilioAccount } from './twilio/rest-client.js';
 
 // Carrier connections: the rules zod cannot express on one field (where base_url may point)
 // and the live verification against the carrier.
@@ -58,4 +58,22 @@ export async function verifyCarrier(ctx: AppContext, projectId: string, carrierI
   );
   ctx.log.info({ carrierId, projectId, status: result.status }, 'carrier verified');
   return recordCarrierVerification(ctx, projectId, carrierId, carrier.revision, result);
+}
+
+/**
+ * A Twilio REST client for a live carrier (placing calls, fetching recordings). The credentials
+ * are decrypted here, in the process that uses them, never carried in a job payload.
+ * 503 "carrier connection unavailable" when the carrier or its credentials are gone.
+ */
+export async function openCarrierClient(
+  ctx: AppContext,
+  carrier: Pick<CarrierInfo, 'id' | 'base_url'>,
+  opts: { timeoutMs?: number } = {},
+): Promise<TwilioRestClient> {
+  const creds = await getCarrierCredentials(ctx, carrier.id);
+  if (!creds) throw carrierErrors.carrierUnavailable();
+  return new TwilioRestClient(
+    { accountSid: creds.account_sid, authToken: creds.auth_token },
+    { baseUrl: carrier.base_url, allowPrivate: ctx.config.ALLOW_PRIVATE_URLS, timeoutMs: opts.timeoutMs },
+  );
 }

@@ -2,7 +2,7 @@ import t from 'tap';
 import { createTenant } from '../helpers/fixtures.js';
 import { startFakeTwilio } from '../fakes/twilio/rest.js';
 import { closedPort, projectRevision, startHarnessWithLogs } from './helpers.js';
-import { verifyCarrier } from '../../src/carriers/accounts.js';
+import { openCarrierClient, verifyCarrier } from '../../src/carriers/accounts.js';
 
 const h = await startHarnessWithLogs();
 const fake = await startFakeTwilio();
@@ -204,6 +204,17 @@ t.test('delete: soft, drops the sealed credentials, bumps the revision; then 404
   t.equal((await h.app.inject({ method: 'POST', url: `${base}/${c.id}/verify`, headers: a.bearer })).statusCode, 404);
   const listed = (await h.app.inject({ method: 'GET', url: `${base}?limit=200`, headers: a.bearer })).json();
   t.notOk(listed.some((x: { id: string }) => x.id === c.id));
+});
+
+t.test('openCarrierClient places calls with the stored credentials; a deleted carrier is unavailable', async (t) => {
+  const c = (await create(body({ label: 'dialer' }))).json();
+  const client = await openCarrierClient(h.ctx, c);
+  const call = await client.createCall({ from: '+14155550100', to: '+14155550199', twiml: '<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>' });
+  t.equal(fake.calls.at(-1)!.sid, call.sid);
+  t.equal(fake.calls.at(-1)!.accountSid, twilio.sid);
+  await h.app.inject({ method: 'DELETE', url: `${base}/${c.id}`, headers: a.bearer });
+  const err = await openCarrierClient(h.ctx, c).then(() => null, (e: unknown) => e as { status: number; detail: string });
+  t.match(err, { status: 503, detail: 'carrier connection unavailable' });
 });
 
 t.test('no auth token ever reached a log line', async (t) => {
