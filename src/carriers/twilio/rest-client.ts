@@ -40,6 +40,8 @@ export type TwilioErrorKind =
 
 export class TwilioRestError extends Error {
   readonly code = 'VC_ERR_TWILIO';
+  /** Seconds from Twilio's Retry-After header (429/503), when it sent one. */
+  retryAfterSeconds: number | null = null;
   constructor(
     readonly kind: TwilioErrorKind,
     message: string,
@@ -250,7 +252,7 @@ export class TwilioRestClient {
       ? `${host} answered with a redirect (HTTP ${status}); check base_url`
       : `Twilio answered HTTP ${status}${code !== null ? ` (code ${code})` : ''}${said}`;
     const e = new TwilioRestError(kind, message, status, code, moreInfo, method === 'POST' && kind === 'server');
-    if (retryAfter && /^\d{1,6}$/.test(retryAfter)) Object.assign(e, { retryAfterSeconds: Number(retryAfter) });
+    if (retryAfter && /^\d{1,6}$/.test(retryAfter)) e.retryAfterSeconds = Number(retryAfter);
     throw e;
   }
 }

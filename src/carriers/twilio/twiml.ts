@@ -27,7 +27,7 @@ export class TwimlError extends Error {
 }
 
 export interface ConnectStreamOptions {
-  /** wss:// address of our media socket. Twilio does not pass a query string on: use parameters. */
+  /** wss:// address of our media socket (ws:// is accepted for local development). Twilio does not pass a query string on: use parameters. */
   url: string;
   /** Custom parameters; Twilio hands them back in the `start` message's customParameters. */
   parameters?: Record<string, string>;
