@@ -15,6 +15,9 @@ export interface SocketData {
   refusal: { code: number; reason: string } | null;
 }
 
+/** Output waiting beyond this is dropped oldest-first: the client is not reading (backpressure). */
+export const OUTPUT_QUEUE_MS = 320;
+
 /** Above this many bytes waiting in the socket, the pacer holds frames back (backpressure). */
 export const MAX_BUFFERED_BYTES = 64 * 1024;
 
@@ -46,8 +49,8 @@ export class VoiceSession implements Paced {
   constructor(row: SessionRow, startedAtMs: number, private readonly hooks: SessionHooks, private readonly log: { warn: (o: object, m: string) => void }) {
     this.id = row.id;
     this.projectId = row.project_id;
-    this.pipeline = new EchoPipeline(row.sample_rate_in, row.sample_rate_out, MAX_AUDIO_MESSAGE_BYTES);
-    this.queue = new OutputQueue(row.sample_rate_out);
+    this.pipeline = new EchoPipeline(row.sample_rate_in, row.sample_rate_out);
+    this.queue = new OutputQueue(row.sample_rate_out, OUTPUT_QUEUE_MS);
     this.opus = row.encoding === 'opus' ? new OpusCodec(row.sample_rate_in, row.sample_rate_out) : null;
     this.endAtMs = startedAtMs + row.max_duration_seconds * 1000;
   }

@@ -1,6 +1,7 @@
 import type { AppContext } from '../app-context.js';
 import { getSessionById, toSessionInfo, type SessionInfo, type SessionRow } from '../db/repos/voice-sessions.js';
 import { releaseAndCharge } from '../db/repos/wallet.js';
+import { emitCallEvent, kickDeliveries, type EmittedEvent } from '../webhooks/index.js';
 import { costFor, secondsBetweenRoundedUp } from './money.js';
 import { releaseSlot } from './slots.js';
 
@@ -31,7 +32,7 @@ export async function endSession(ctx: AppContext, sessionId: string, signal: End
   const result = await ctx.sql.begin(async (tx) => {
     const row = await getSessionById(tx, sessionId, true);
     if (!row) return null;
-    if (row.settled_at) return { row, settledNow: false };
+    if (row.settled_at) return { row, settledNow: false, emitted: null as EmittedEvent | null };
     const now = ctx.clock.now();
     const wasActive = row.status === 'active' && row.media_connected_at !== null;
     let disconnectedAt: Date | null = null;
@@ -52,12 +53,18 @@ export async function endSession(ctx: AppContext, sessionId: string, signal: End
         token_hash = null, lease_expires_at = null
       where id = ${sessionId} returning *`;
     await releaseAndCharge(tx, row.project_id, sessionId, row.hold_nano_usd, cost, now);
-    // emit call event here: call.completed / call.failed for `updated`, inside this transaction
-    // (outbox), once the webhooks module exports emitCallEvent(tx, ctx, {...}).
-    return { row: updated, settledNow: true };
+    // The call event is an outbox row of this same transaction: settled ⇔ event recorded.
+    const emitted = await emitCallEvent(tx, ctx, {
+      projectId: row.project_id,
+      agentId: row.agent_id,
+      type: status === 'completed' ? 'call.completed' : 'call.failed',
+      session: toSessionInfo(updated),
+    });
+    return { row: updated, settledNow: true, emitted };
   });
   if (!result) return null;
   if (result.settledNow) {
+    if (result.emitted) await kickDeliveries(ctx, result.emitted);
     await releaseSlot(ctx, result.row.project_id, sessionId).catch((err) =>
       ctx.log.warn({ err, session_id: sessionId }, 'slot release failed; its lease will expire'),
     );

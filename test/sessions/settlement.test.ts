@@ -78,6 +78,8 @@ t.test('duplicate end signals settle exactly once', async (t) => {
   t.equal(await countSlots(h.ctx, tenant.projectId) >= 0, true);
   const slot = await h.ctx.redis.zscore(`${h.ctx.redisPrefix}slots:${tenant.projectId}`, s.id);
   t.equal(slot, null, 'slot released');
+  const events = await h.ctx.sql`select type from webhook_events where data->'session'->>'id' = ${s.id}`;
+  t.same(events.map((e) => e.type), ['call.completed'], 'one call event, written with the settlement');
 });
 
 t.test('connected time is capped at max_duration_seconds', async (t) => {
@@ -102,6 +104,8 @@ t.test('an unused ws_url expires: the sweeper fails it and frees hold and slot',
   const after = await wallet();
   t.same(after, before);
   t.equal(await h.ctx.redis.zscore(`${h.ctx.redisPrefix}slots:${tenant.projectId}`, s.id), null);
+  const events = await h.ctx.sql`select type from webhook_events where data->'session'->>'id' = ${s.id}`;
+  t.same(events.map((e) => e.type), ['call.failed']);
   // Its URL now answers 4408.
   const late = await activateSession(h.ctx, s.id, s.token, 'node-a');
   t.same(late, { ok: false, code: CloseCode.expired, reason: 'ws_url expired' });

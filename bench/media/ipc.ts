@@ -1,0 +1,40 @@
+// Messages between the benchmark orchestrator and its child processes (server, load client).
+
+export interface ServerStats {
+  cpuUserMs: number;
+  cpuSystemMs: number;
+  rssBytes: number;
+  sessions: number;
+  droppedFrames: number;
+}
+
+export interface ClientStats {
+  connected: number;
+  refused: number;
+  sentFrames: number;
+  receivedFrames: number;
+  jitterP50Ms: number;
+  jitterP99Ms: number;
+  cpuMs: number;
+  windowMs: number;
+}
+
+export type ToChild = { cmd: 'stats' } | { cmd: 'start'; urls: string[]; warmupMs: number; measureMs: number } | { cmd: 'exit' };
+
+export function cpuMs(): { user: number; system: number } {
+  const u = process.cpuUsage();
+  return { user: u.user / 1000, system: u.system / 1000 };
+}
+
+/** Resolves with the next IPC message from `proc` that satisfies `pick`. */
+export function nextMessage<T>(proc: NodeJS.EventEmitter, pick: (m: any) => boolean): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (m: unknown) => {
+      if (pick(m)) {
+        proc.off('message', on);
+        resolve(m as T);
+      }
+    };
+    proc.on('message', on);
+  });
+}

@@ -1,0 +1,145 @@
+// npm run bench:media — N concurrent calls (16 kHz in, 24 kHz out, echo pipeline) against
+// our media node and against a `ws` + speex-resampler + fvad-wasm baseline, each in its own
+// process, driven by a raw-TCP load client in a third process. Writes bench/results/media.json.
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/config/env.js';
+import { closeContext, createContext } from '../../src/context.js';
+import { dropDatabase } from '../../src/db/sql.js';
+import { createAccount } from '../../src/db/repos/accounts.js';
+import { createProject, setProjectLimits } from '../../src/db/repos/projects.js';
+import { admitSession } from '../../src/sessions/admission.js';
+import { walletCredit } from '../../src/sessions/wallet.js';
+import { Keyring } from '../../src/shared/crypto/keyring.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { nextMessage, type ClientStats, type ServerStats } from './ipc.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const SIZES = (process.env.BENCH_SIZES ?? '100,500,1000,2000').split(',').map(Number);
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3000);
+const MEASURE_MS = Number(process.env.BENCH_MEASURE_MS ?? 10000);
+const PG_BASE = process.env.TEST_DATABASE_BASE ?? 'postgres://postgres@127.0.0.1:5432';
+const dbName = `voice_bench_${process.pid}`;
+const redisPrefix = `vc:bench:${process.pid}:`;
+const env = { ...process.env, DATABASE_URL: `${PG_BASE}/${dbName}`, BENCH_REDIS_PREFIX: redisPrefix, LOG_LEVEL: 'silent' };
+
+const child = (file: string) => fork(join(here, file), [], { execArgv: ['--import', 'tsx'], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const stats = async (p: ChildProcess) => {
+  const m = nextMessage<{ stats: ServerStats }>(p, (x) => x?.type === 'stats');
+  p.send({ cmd: 'stats' });
+  return (await m).stats;
+};
+
+interface Row {
+  server: 'ours' | 'baseline';
+  sessions: number;
+  connected: number;
+  cpu_ms_per_session_second: number;
+  rss_kib_per_session: number;
+  jitter_p50_ms: number;
+  jitter_p99_ms: number;
+  dropped_frames: number;
+  sent_frames: number;
+  received_frames: number;
+  client_cpu_percent: number;
+  server_cpu_percent: number;
+}
+
+async function measure(server: 'ours' | 'baseline', n: number, urlsFor: (port: number) => Promise<string[]>): Promise<Row> {
+  const srv = child(server === 'ours' ? 'server-ours.ts' : 'server-baseline.ts');
+  const { port } = await nextMessage<{ port: number }>(srv, (m) => m?.type === 'ready');
+  const client = child('load-client.ts');
+  await nextMessage(client, (m) => m?.type === 'ready');
+  const urls = await urlsFor(port);
+  const idle = await stats(srv);
+  const done = nextMessage<{ stats: ClientStats }>(client, (m) => m?.type === 'done');
+  client.send({ cmd: 'start', urls, warmupMs: WARMUP_MS, measureMs: MEASURE_MS });
+  // Sample the server over the client's measuring window.
+  await new Promise((r) => setTimeout(r, WARMUP_MS + Math.ceil(n / 100) * 50));
+  const before = await stats(srv);
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, MEASURE_MS - 500));
+  const after = await stats(srv);
+  const windowS = (performance.now() - t0) / 1000;
+  const c = (await done).stats;
+  srv.send({ cmd: 'exit' });
+  client.send({ cmd: 'exit' });
+  await Promise.all([new Promise((r) => srv.once('exit', r)), new Promise((r) => client.once('exit', r))]);
+  const serverCpuMs = after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;
+  return {
+    server,
+    sessions: n,
+    connected: c.connected,
+    cpu_ms_per_session_second: round(serverCpuMs / (c.connected * windowS), 4),
+    rss_kib_per_session: round((after.rssBytes - idle.rssBytes) / 1024 / c.connected, 1),
+    jitter_p50_ms: c.jitterP50Ms,
+    jitter_p99_ms: c.jitterP99Ms,
+    dropped_frames: Math.max(0, c.sentFrames - c.receivedFrames) + after.droppedFrames,
+    sent_frames: c.sentFrames,
+    received_frames: c.receivedFrames,
+    client_cpu_percent: round((c.cpuMs / c.windowMs) * 100, 1),
+    server_cpu_percent: round((serverCpuMs / (windowS * 1000)) * 100, 1),
+  };
+}
+
+const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
+
+const config = loadConfig(env);
+const ctx = await createContext(config, { log: createLogger('silent'), keyring: new Keyring([{ id: 'b', key: randomBytes(32) }]), redisPrefix });
+const rows: Row[] = [];
+try {
+  const account = await createAccount(ctx, `bench-${process.pid}@example.com`, 'bench password 123', true);
+  const project = await createProject(ctx, account.id, 'bench');
+  await setProjectLimits(ctx, project.id, { max_concurrent_sessions: 100_000 });
+  await walletCredit(ctx, project.id, 10n ** 15n);
+  const accountIds: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const [r] = await ctx.sql`insert into provider_accounts (project_id, provider, label, status) values (${project.id}, 'local', 'local', 'verified') returning id`;
+    accountIds.push(r.id);
+  }
+  const pipeline = { stt: { account_id: accountIds[0], model: 'pocketsphinx-en-us' }, llm: { account_id: accountIds[1], model: 'echo' }, tts: { account_id: accountIds[2], model: 'espeak-ng', voice: 'en' } };
+  const [agent] = await ctx.sql`
+    insert into agents (project_id, name, prompt, language, pipeline_mode, pipeline_config, backchannel, can_send_dtmf,
+      record_calls, store_transcript, webhook_include_transcript, webhook_include_recording_url, webhook_secret_sealed)
+    values (${project.id}, 'bench', 'echo', 'en-US', 'cascade', ${ctx.sql.json(pipeline)}, false, false, false, false, false, false, 'x')
+    returning id`;
+
+  for (const n of SIZES) {
+    for (const server of ['ours', 'baseline'] as const) {
+      const row = await measure(server, n, async (port) => {
+        if (server === 'baseline') return Array.from({ length: n }, (_, i) => `ws://127.0.0.1:${port}/stream?id=${i}`);
+        const urls: string[] = [];
+        for (let i = 0; i < n; i += 50) {
+          const batch = await Promise.all(
+            Array.from({ length: Math.min(50, n - i) }, () =>
+              admitSession(ctx, project.id, { agent_id: agent.id, sample_rate_in: 16000, sample_rate_out: 24000, variables: {}, encoding: 'pcm16' }),
+            ),
+          );
+          for (const b of batch) urls.push(b.ws_url.replace(/:\d+\//, `:${port}/`));
+        }
+        return urls;
+      });
+      rows.push(row);
+      console.log(JSON.stringify(row));
+    }
+  }
+} finally {
+  await closeContext(ctx);
+  await dropDatabase(config.DATABASE_URL).catch(() => {});
+}
+
+const pad = (v: unknown, w: number) => String(v).padStart(w);
+console.log('\nserver    N     conn  CPU-ms/sess-s  RSS KiB/sess  jitter p50  p99 ms  dropped  server CPU%  client CPU%');
+for (const r of rows) {
+  console.log(
+    `${r.server.padEnd(9)}${pad(r.sessions, 5)}${pad(r.connected, 8)}${pad(r.cpu_ms_per_session_second, 15)}${pad(r.rss_kib_per_session, 14)}` +
+      `${pad(r.jitter_p50_ms, 12)}${pad(r.jitter_p99_ms, 8)}${pad(r.dropped_frames, 9)}${pad(r.server_cpu_percent, 13)}${pad(r.client_cpu_percent, 13)}`,
+  );
+}
+const out = join(here, '..', 'results', 'media.json');
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, warmup_ms: WARMUP_MS, measure_ms: MEASURE_MS, rows }, null, 2)}\n`);
+console.log(`\nwrote ${out}`);

@@ -1,0 +1,33 @@
+// Our media node (uWebSockets.js + native pipeline) as a benchmark child process.
+import { loadConfig } from '../../src/config/env.js';
+import { createContext } from '../../src/context.js';
+import { startMediaServer } from '../../src/media/server.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { Keyring } from '../../src/shared/crypto/keyring.js';
+import { randomBytes } from 'node:crypto';
+import { cpuMs, type ServerStats, type ToChild } from './ipc.js';
+
+const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
+const ctx = await createContext(config, {
+  log: createLogger('silent'),
+  keyring: new Keyring([{ id: 'b', key: randomBytes(32) }]),
+  redisPrefix: process.env.BENCH_REDIS_PREFIX!,
+});
+const server = await startMediaServer(ctx, { port: 0, host: '127.0.0.1' });
+
+process.on('message', (m: ToChild) => {
+  if (m.cmd === 'stats') {
+    const c = cpuMs();
+    let dropped = 0;
+    for (const s of server.sessions.values()) dropped += s.droppedFrames;
+    const stats: ServerStats = { cpuUserMs: c.user, cpuSystemMs: c.system, rssBytes: process.memoryUsage().rss, sessions: server.sessions.size, droppedFrames: dropped };
+    process.send!({ type: 'stats', stats });
+  } else if (m.cmd === 'exit') {
+    void server.idle().then(async () => {
+      await ctx.sql.end({ timeout: 2 });
+      ctx.redis.disconnect();
+      process.exit(0);
+    });
+  }
+});
+process.send!({ type: 'ready', port: server.port });
