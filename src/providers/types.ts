@@ -135,7 +135,12 @@ export type SttEvent =
   /** `speechFinal`: the provider thinks the speaker finished (Deepgram `speech_final`). */
   | { type: 'final'; text: string; speechFinal: boolean }
   /** Deepgram `UtteranceEnd`: silence after the last final word. */
-  | { type: 'utterance_end' };
+  | { type: 'utterance_end' }
+  /**
+   * One utterance could not be transcribed but the session goes on (utterance-based
+   * providers: a 429/5xx/timeout on one upload). Fatal errors end the iterator instead.
+   */
+  | { type: 'error'; error: import('./errors.js').ProviderError };
 
 export interface SttSession extends AsyncIterable<SttEvent> {
   /** Caller audio at `sampleRateHz`; never blocks. */
