@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../app-context.js';
 import type { CreateVoiceSessionBody } from '../control/schemas/voice-sessions.js';
+import { loadAgentForSession } from '../db/repos/agents.js';
 import {
   insertSession,
-  loadAgentRow,
-  loadStageAccounts,
   toSessionInfo,
   type AgentForSession,
   type SessionInfo,
@@ -47,16 +46,6 @@ export function checkVariables(declared: AgentForSession['variables'], sent: Rec
   return out;
 }
 
-/** Stages with their provider and account revision; the stage keys are the agent's own (no secrets live there). */
-export function pipelineSnapshot(agent: AgentForSession, accounts: Map<string, StageAccount>): Record<string, unknown> {
-  const snapshot: Record<string, unknown> = {};
-  for (const [stage, cfg] of Object.entries(agent.pipeline_config)) {
-    const account = accounts.get(cfg.account_id)!;
-    snapshot[stage] = { ...cfg, provider: account.provider, account_revision: account.revision };
-  }
-  return snapshot;
-}
-
 /** True when every stage names a live, verified account of the project. */
 export function stagesVerified(agent: Pick<AgentForSession, 'pipeline_config'>, accounts: Map<string, StageAccount>): boolean {
   const stages = Object.values(agent.pipeline_config ?? {});
@@ -82,15 +71,15 @@ export function stageAccountIds(config: Record<string, { account_id?: unknown }>
 export async function admitSession(ctx: AppContext, projectId: string, body: CreateVoiceSessionBody): Promise<AdmittedSession> {
   if (isDraining(ctx)) throw sessionErrors.draining();
 
-  const agent = await loadAgentRow(ctx.sql, projectId, body.agent_id);
-  if (!agent) throw sessionErrors.agentNotFound();
+  const loaded = await loadAgentForSession(ctx.sql, projectId, body.agent_id);
+  if (!loaded) throw sessionErrors.agentNotFound();
+  const agent = loaded.agent;
   if (!agent.is_active) throw sessionErrors.agentInactive();
 
-  const variableErrors = checkVariables(agent.variables ?? [], body.variables);
+  const variableErrors = checkVariables((agent.variables ?? []) as AgentForSession['variables'], body.variables);
   if (variableErrors.length) throw errors.validation(variableErrors);
 
-  const accounts = await loadStageAccounts(ctx.sql, projectId, stageAccountIds(agent.pipeline_config));
-  if (!stagesVerified(agent, accounts)) throw sessionErrors.providersUnavailable();
+  if (!loaded.providers_ready) throw sessionErrors.providersUnavailable();
 
   const maxDuration = effectiveMaxDuration(body.max_duration_seconds, agent.max_duration_seconds);
   const hold = holdFor(maxDuration);
@@ -117,7 +106,7 @@ export async function admitSession(ctx: AppContext, projectId: string, body: Cre
         direction: 'web',
         language: agent.language,
         pipeline_mode: agent.pipeline_mode,
-        pipeline_snapshot: pipelineSnapshot(agent, accounts),
+        pipeline_snapshot: loaded.snapshot,
         project_revision: project.revision,
         sample_rate_in: body.sample_rate_in,
         sample_rate_out: body.sample_rate_out,
