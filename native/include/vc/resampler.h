@@ -1,5 +1,5 @@
 // Streaming polyphase windowed-sinc (Kaiser) resampler for any rational ratio
-// between 8 and 48 kHz. State carries across calls, so splitting the input
+// between 8 and 48 kHz (reduced ratio terms up to 1024). State carries across calls, so splitting the input
 // anywhere gives bit-identical output.
 #pragma once
 #include <cstddef>
@@ -39,6 +39,7 @@ class Resampler {
   template <typename In, typename Out>
   Status Run(const In* in, size_t n, Out* out, size_t outCap, size_t* nOut);
 
+  static constexpr int kMaxPhases = 1024;  // 44.1k<->48k needs 160, 22.05k->16k 320
   static constexpr size_t kBlock = 2048;  // input samples buffered per pass
   int up_ = 1, down_ = 1, taps_ = 0;
   int stepInt_ = 0, stepFrac_ = 0;

@@ -78,6 +78,8 @@ Status Resampler::Init(int inRateHz, int outRateHz, ResamplerQuality q) {
   const int g = std::gcd(inRateHz, outRateHz);
   up_ = outRateHz / g;
   down_ = inRateHz / g;
+  // Bounds the coefficient table (phases x taps) for odd rate pairs.
+  if (up_ > kMaxPhases || down_ > kMaxPhases) { up_ = down_ = 1; taps_ = 0; return Status::kUnsupportedRate; }
   const Design d = DesignFor(q);
   const double fsUp = static_cast<double>(inRateHz) * up_;
   const double nyq = 0.5 * std::min(inRateHz, outRateHz);
