@@ -16,6 +16,7 @@ import { outboundUrlProblem } from '../providers/url.js';
 import { newWebhookSecret } from '../shared/crypto/tokens.js';
 import { errors, type FieldError } from '../shared/errors.js';
 import { validatePipeline } from './pipeline.js';
+import { assertStorableText } from './text.js';
 
 // Agent operations shared by both doors (spec 4.1–4.2, contract §4).
 
@@ -49,6 +50,7 @@ const lockProject = (tx: Tx, projectId: string) => tx`select id from projects wh
 const sealSecret = (ctx: AppContext, agentId: string, secret: string) => ctx.keyring.encrypt(secret, agentId);
 
 export async function createAgent(ctx: AppContext, projectId: string, body: AgentCreate) {
+  assertStorableText(body);
   const { pipeline_config: rawConfig, ...fields } = body;
   const problems = crossFieldErrors(ctx, fields, body);
   if (problems.length) throw errors.validation(problems);
@@ -63,6 +65,7 @@ export async function createAgent(ctx: AppContext, projectId: string, body: Agen
 }
 
 export async function updateAgent(ctx: AppContext, projectId: string, agentId: string, body: AgentUpdate) {
+  assertStorableText(body);
   const row = await ctx.sql.begin(async (tx) => {
     await lockProject(tx, projectId);
     const current = await getAgentRow(tx, projectId, agentId, { lock: true });

@@ -7,6 +7,7 @@ import {
   updateProviderAccount,
   type ProviderAccountInfo,
 } from '../db/repos/provider-accounts.js';
+import { assertStorableText } from '../agents/text.js';
 import { errors, type FieldError } from '../shared/errors.js';
 import { needsCredentials, type Provider } from './catalogue.js';
 import { outboundUrlProblem } from './url.js';
@@ -35,6 +36,7 @@ export async function createAccount(
   projectId: string,
   body: { provider: Provider; label: string; credentials?: { api_key: string }; base_url?: string | null },
 ): Promise<ProviderAccountInfo> {
+  assertStorableText(body);
   const problems = [...credentialErrors(body.provider, body.credentials !== undefined, true), ...baseUrlErrors(ctx, body.provider, body.base_url)];
   if (problems.length) throw errors.validation(problems);
   return createProviderAccount(ctx, projectId, {
@@ -52,6 +54,7 @@ export async function updateAccount(
   body: { label?: string; credentials?: { api_key: string }; base_url?: string | null },
 ): Promise<ProviderAccountInfo> {
   const current = await getProviderAccount(ctx.sql, projectId, accountId);
+  assertStorableText(body);
   if (Object.keys(body).length === 0) throw errors.validation([{ loc: ['body'], msg: 'send at least one of label, credentials, base_url', type: 'value_error' }]);
   const problems = [...credentialErrors(current.provider, body.credentials !== undefined, false), ...baseUrlErrors(ctx, current.provider, body.base_url)];
   if (problems.length) throw errors.validation(problems);

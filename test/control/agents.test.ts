@@ -181,6 +181,15 @@ t.test('bounds and formats: 422 naming the field', async (t) => {
   ];
   for (const [extra, field] of cases) expect422(t, await create(minimal(extra)), ['body', field]);
   expect422(t, await create(minimal({ idle_warn_seconds: 30, idle_hangup_seconds: 30 })), ['body', 'idle_hangup_seconds'], 'idle_hangup_seconds must be greater than idle_warn_seconds');
+  // Text Postgres cannot store is the client's mistake, not a 500.
+  expect422(t, await create(minimal({ name: 'a\u0000b' })), ['body', 'name'], 'text must not contain NUL characters or unpaired surrogates');
+  const surrogate = await h.app.inject({
+    method: 'POST',
+    url: '/v2/agents',
+    headers: { ...a.machine, 'content-type': 'application/json' },
+    payload: JSON.stringify(minimal({ insight_config: { note: 'x' } })).replace('"note":"x"', '"note":"\\ud800"'),
+  });
+  expect422(t, surrogate as never, ['body', 'insight_config', 'note'], 'text must not contain NUL characters or unpaired surrogates');
   for (const field of ['name', 'prompt', 'pipeline_mode', 'pipeline_config']) {
     const body: Record<string, unknown> = minimal();
     delete body[field];
@@ -405,4 +414,23 @@ t.test('loadAgentForSession: the agent with its accounts, no credentials', async
   const after = await loadAgentForSession(h.ctx.sql, tenant.projectId, rt.id);
   t.equal(after!.providers_ready, false);
   t.match(after!.pipeline[0], { stage: 'realtime', provider: 'openai', account_revision: 2, account_status: 'unverified' });
+});
+
+t.test('DELETE counts the sessions that ran on the agent', async (t) => {
+  const [table] = await h.ctx.sql`select to_regclass('voice_sessions')::text as t`;
+  if (!table.t) {
+    t.pass('voice_sessions does not exist yet: calls is 0');
+    return;
+  }
+  const { agent } = (await create(minimal({ name: 'Busy' }))).json();
+  for (let i = 0; i < 3; i++) {
+    await h.ctx.sql`
+      insert into voice_sessions (project_id, agent_id, agent_version, direction, language, pipeline_mode, pipeline_snapshot,
+        project_revision, sample_rate_in, sample_rate_out, max_duration_seconds, created_at, record, store_transcript,
+        rate_nano_usd_per_min, rate_version, hold_nano_usd)
+      values (${a.projectId}, ${agent.id}, 1, 'web', 'en-IN', 'cascade', ${h.ctx.sql.json({})}, 1, 16000, 24000, 600, now(),
+        false, false, 5000000, '2026-01', 50000000)`;
+  }
+  const res = await call('DELETE', `/v2/agents/${agent.id}`, a.machine);
+  t.same(res.json(), { id: agent.id, name: 'Busy', deleted: true, calls: 3 });
 });

@@ -103,6 +103,9 @@ t.test('create: 422 for each invalid body', async (t) => {
     t.same(res.json().detail.map((d: { loc: unknown }) => d.loc), [loc]);
     t.equal(res.json().detail[0].msg, msg);
   }
+  const nul = await create({ provider: 'local', label: 'a\u0000b' });
+  t.equal(nul.statusCode, 422);
+  t.same(nul.json().detail, [{ loc: ['body', 'label'], msg: 'text must not contain NUL characters or unpaired surrogates', type: 'value_error' }]);
   const bad = await create({ provider: 'cohere', label: 'x', credentials: { api_key: 'abcdefgh1234' } });
   t.equal(bad.statusCode, 422);
   t.same(bad.json().detail[0].loc, ['body', 'provider']);
