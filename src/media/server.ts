@@ -124,7 +124,7 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
   const renewTimer = setInterval(() => {
     if (renewing || sessions.size === 0) return;
     const entries = [...sessions.values()].map((s) => ({ projectId: s.projectId, sessionId: s.id }));
-    renewing = Promise.all([renewNodeLease(ctx, nodeId), renewSlots(ctx, entries, ctx.clock.now().getTime() + ACTIVE_SLOT_LEASE_MS)])
+    renewing = Promise.all([renewNodeLease(ctx, nodeId, entries.map((e) => e.sessionId)), renewSlots(ctx, entries, ctx.clock.now().getTime() + ACTIVE_SLOT_LEASE_MS)])
       .catch((err) => log.warn({ err }, 'lease renewal failed'))
       .finally(() => {
         renewing = null;

@@ -73,9 +73,14 @@ export async function activateSession(ctx: AppContext, sessionId: string, token:
   return result;
 }
 
-/** Renews this node's lease on its active calls (one statement for all of them). */
-export async function renewNodeLease(ctx: AppContext, nodeId: string): Promise<void> {
+/**
+ * Renews this node's lease on the calls it is running (one statement for all of them). Only
+ * the calls still live in memory are renewed: a call whose own settlement failed lets its
+ * lease lapse, and the sweeper settles it.
+ */
+export async function renewNodeLease(ctx: AppContext, nodeId: string, sessionIds: string[]): Promise<void> {
+  if (sessionIds.length === 0) return;
   const now = ctx.clock.now();
   await ctx.sql`update voice_sessions set lease_expires_at = ${new Date(now.getTime() + NODE_LEASE_MS)}, heartbeat_at = ${now}
-    where node_id = ${nodeId} and status = 'active'`;
+    where node_id = ${nodeId} and status = 'active' and id = any(${sessionIds}::uuid[])`;
 }

@@ -124,7 +124,7 @@ t.test('a node whose lease lapsed: the sweeper settles its calls as service_erro
   const s = await admit();
   await activateSession(h.ctx, s.id, s.token, 'node-dead');
   clock.advance(20_000);
-  await renewNodeLease(h.ctx, 'node-dead'); // the node's last sign of life
+  await renewNodeLease(h.ctx, 'node-dead', [s.id]); // the node's last sign of life
   clock.advance(29_000);
   t.same(await sweepOnce(h.ctx), { expired: 0, orphaned: 0 }, 'lease still valid');
   clock.advance(2_000);
