@@ -58,7 +58,7 @@ async function authenticate(router: Router, auth: AuthKind, req: FastifyRequest,
     return authenticateBearer(router.ctx, req.headers.authorization, { allowUnverified: auth === 'console-unverified' });
   }
   const caller = await authenticateApiKey(router.ctx, req.headers['x-api-key']);
-  const window = await takeRequest(router.ctx, caller.projectId, caller.apiRpm);
+  const window = await takeRequest(router.ctx, `project:${caller.projectId}`, caller.apiRpm);
   reply.headers(rateHeaders(window));
   if (window.exceeded) throw errors.rateLimited(window.resetSeconds);
   requireScope(caller, auth.scope);

@@ -104,7 +104,7 @@ t.test('no request to a documented route answers 5xx', async (t) => {
         payload,
       });
       if (res.statusCode >= 500) throw new Error(`${op.method} ${url} → ${res.statusCode} ${res.body}`);
-      const parsed = res.headers['content-type']?.includes('json') ? res.json() : null;
+      const parsed = String(res.headers['content-type'] ?? '').includes('json') ? res.json() : null;
       if (res.statusCode >= 400 && (!parsed || !('detail' in parsed))) throw new Error(`${op.method} ${url} → ${res.statusCode} without detail`);
     }),
     { numRuns: Number(process.env.FUZZ_RUNS ?? 400) },

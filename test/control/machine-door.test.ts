@@ -9,7 +9,7 @@ t.teardown(h.close);
 const URL = '/v2/providers/catalogue'; // needs voice:read
 /** Waits out the last seconds of a rate window so a test's requests fall in one window. */
 async function awayFromWindowEdge() {
-  const [sec] = (await h.ctx.redis.time()) as [string, string];
+  const [sec] = (await h.ctx.redis.time()) as unknown as [string, string];
   const left = 60 - (Number(sec) % 60);
   if (left < 5) await new Promise((r) => setTimeout(r, left * 1000 + 100));
 }

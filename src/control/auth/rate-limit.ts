@@ -19,8 +19,9 @@ export interface RateWindow {
   exceeded: boolean;
 }
 
-export async function takeRequest(ctx: AppContext, projectId: string, limit: number): Promise<RateWindow> {
-  const [count, msLeft] = (await ctx.redis.eval(WINDOW_SCRIPT, 1, `${ctx.redisPrefix}rl:${projectId}`)) as [number, number];
+/** Counts one request in `bucket`'s current minute (e.g. `project:<id>`, `pk:<id>`, `ip:<addr>`). */
+export async function takeRequest(ctx: AppContext, bucket: string, limit: number): Promise<RateWindow> {
+  const [count, msLeft] = (await ctx.redis.eval(WINDOW_SCRIPT, 1, `${ctx.redisPrefix}rl:${bucket}`)) as [number, number];
   return {
     limit,
     remaining: Math.max(0, limit - count),
