@@ -1,6 +1,8 @@
 import type { Router } from '../route.js';
 import { authRoutes } from './auth/index.js';
 import { projectRoutes } from './projects/index.js';
+import { publishableKeyRoutes } from './publishable-keys/index.js';
+import { browserSessionRoutes } from './browser-sessions/index.js';
 import { providerRoutes } from './providers/index.js';
 import { providerAccountRoutes } from './provider-accounts/index.js';
 import { agentRoutes } from './agents/index.js';
@@ -13,6 +15,8 @@ import { carrierRoutes } from './carriers/index.js';
 export function registerRoutes(router: Router): void {
   authRoutes(router);
   projectRoutes(router);
+  publishableKeyRoutes(router);
+  browserSessionRoutes(router);
   providerRoutes(router);
   providerAccountRoutes(router);
   agentRoutes(router);
