@@ -1,15 +1,9 @@
 import type { AppContext } from '../app-context.js';
-import {
-  claimDelivery,
-  explainMiss,
-  markDead,
-  markDelivered,
-  markRetry,
-  type ClaimedDelivery,
-} from '../db/repos/webhook-deliveries.js';
+import type { ClaimedDelivery } from '../db/repos/webhook-deliveries.js';
 import type { DueDelivery } from './queue.js';
 import { nextDelayMs } from './schedule.js';
 import type { Sender } from './sender.js';
+import { directStore, type DeliveryStore } from './store.js';
 import { deliveryBody, deliveryHeaders, signingKey } from './signing.js';
 
 // One attempt of one delivery, with no BullMQ in sight: claim the row, sign, send, record the
@@ -26,6 +20,8 @@ export interface ProcessorDeps {
   random?: () => number;
   /** Decrypts a sealed secret; cached by the worker (a rotated secret is a new sealed value). */
   openSecret?: (sealed: string, aad: string) => string;
+  /** Delivery state reads and writes (default: one statement per call on ctx.sql). */
+  store?: DeliveryStore;
 }
 
 export type Outcome =
@@ -44,9 +40,10 @@ function keyFor(deps: ProcessorDeps, d: ClaimedDelivery): Buffer {
 
 export async function processDelivery(deps: ProcessorDeps, deliveryId: string): Promise<Outcome> {
   const { ctx } = deps;
-  const claimed = await claimDelivery(ctx, deliveryId, deps.leaseMs);
+  const store = deps.store ?? directStore(ctx);
+  const claimed = await store.claim(deliveryId, deps.leaseMs);
   if (!claimed) {
-    const miss = await explainMiss(ctx, deliveryId);
+    const miss = await store.explainMiss(deliveryId);
     return miss.reason === 'not_due' ? { kind: 'not_due', dueInMs: miss.dueInMs } : { kind: 'skipped', reason: miss.reason };
   }
   const attempt = claimed.attempts;
@@ -68,18 +65,18 @@ export async function processDelivery(deps: ProcessorDeps, deliveryId: string): 
   }
 
   if (result.ok) {
-    const recorded = await markDelivered(ctx, claimed.id, attempt, result.status!);
+    const recorded = await store.delivered(claimed.id, attempt, result.status!);
     return recorded ? { kind: 'delivered', attempt, status: result.status! } : { kind: 'skipped', reason: 'lost' };
   }
   const error = result.error ?? 'delivery failed';
   if (result.permanent || attempt >= claimed.max_attempts) {
-    const recorded = await markDead(ctx, claimed.id, attempt, error, result.status);
+    const recorded = await store.dead(claimed.id, attempt, error, result.status);
     if (recorded) ctx.log.info({ delivery_id: claimed.id, attempts: attempt, error }, 'webhook delivery dead-lettered');
     return recorded ? { kind: 'dead', attempt, error } : { kind: 'skipped', reason: 'lost' };
   }
   const delayMs = nextDelayMs(ctx.config.WEBHOOK_RETRY_SCHEDULE_MS, attempt, result.retryAfterMs, deps.random);
   const nextAttemptAt = new Date(ctx.clock.now().getTime() + delayMs);
-  const recorded = await markRetry(ctx, claimed.id, attempt, nextAttemptAt, error, result.status);
+  const recorded = await store.retry(claimed.id, attempt, nextAttemptAt, error, result.status);
   if (!recorded) return { kind: 'skipped', reason: 'lost' };
   return { kind: 'retry', attempt, error, next: { id: claimed.id, attempts: attempt, nextAttemptAt } };
 }

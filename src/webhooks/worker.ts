@@ -1,9 +1,13 @@
 import { Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import postgres from 'postgres';
 import type { AppContext } from '../app-context.js';
+import type { Sql } from '../db/sql.js';
 import { processDelivery, DELIVERY_TIMEOUT_MS, type Outcome, type ProcessorDeps } from './processor.js';
 import { bullPrefix, DELIVERY_QUEUE, DeliveryJobData, enqueueDeliveries } from './queue.js';
 import { createSender } from './sender.js';
 import type { Resolver } from './ssrf.js';
+import { batchingStore } from './store.js';
 import { startSweeper } from './sweeper.js';
 
 export interface WebhookWorkerOptions {
@@ -19,11 +23,27 @@ export interface WebhookWorkerOptions {
   overdueGraceMs?: number;
   /** Observes every attempt's outcome (tests, metrics). */
   onOutcome?: (deliveryId: string, outcome: Outcome) => void;
+  /** How long claims and successes wait to be written together (default 1 ms; 0 = one loop turn). */
+  batchWindowMs?: number;
   /** Name resolution for deliveries (default: the system resolver); every answer is checked. */
   resolve?: Resolver;
 }
 
 const SECRET_CACHE_MAX = 10_000;
+
+/**
+ * The worker's own pool. Delivery state writes use asynchronous commit: a database crash may
+ * forget the last moments of outcomes, which can only cause a resend with the same webhook-id
+ * (at least once, as the contract promises). The outbox itself is written durably by callers.
+ */
+function workerSql(ctx: AppContext): Sql {
+  return postgres(ctx.config.DATABASE_URL, {
+    max: 4,
+    onnotice: () => {},
+    types: { bigint: postgres.BigInt },
+    connection: { application_name: 'voice-agent-webhooks', synchronous_commit: 'off' },
+  }) as unknown as Sql;
+}
 
 /** Starts the BullMQ delivery worker (and the sweeper); resolves to a stop function. */
 export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOptions = {}): Promise<() => Promise<void>> {
@@ -31,9 +51,12 @@ export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOp
   const sender = createSender({ allowPrivate: ctx.config.ALLOW_PRIVATE_URLS, resolve: opts.resolve });
   // Keyed by the sealed value: rotating a secret seals a new value, so it is never served stale.
   const secrets = new Map<string, string>();
+  const sql = workerSql(ctx);
+  const wctx: AppContext = { ...ctx, sql };
   const deps: ProcessorDeps = {
-    ctx,
+    ctx: wctx,
     sender,
+    store: batchingStore(wctx, opts.batchWindowMs ?? 1),
     timeoutMs,
     leaseMs: opts.leaseMs ?? timeoutMs + 15_000,
     openSecret: (sealed, aad) => {
@@ -48,6 +71,8 @@ export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOp
     },
   };
 
+  // Auto-pipelining: commands of concurrent jobs issued in one tick leave in one socket write.
+  const redis = new Redis(ctx.config.REDIS_URL, { maxRetriesPerRequest: null, enableAutoPipelining: true });
   const worker = new Worker(
     DELIVERY_QUEUE,
     async (job) => {
@@ -65,7 +90,7 @@ export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOp
         );
       }
     },
-    { connection: ctx.redis, prefix: bullPrefix(ctx), concurrency: opts.concurrency ?? 16, removeOnComplete: { count: 0 }, removeOnFail: { count: 0 } },
+    { connection: redis, prefix: bullPrefix(ctx), concurrency: opts.concurrency ?? 16, removeOnComplete: { count: 0 }, removeOnFail: { count: 0 } },
   );
   worker.on('error', (err) => ctx.log.warn({ err: { message: err.message } }, 'webhook worker error'));
   worker.on('failed', (job, err) => ctx.log.warn({ job_id: job?.id, err: { message: err.message } }, 'webhook job failed'));
@@ -80,5 +105,7 @@ export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOp
     await stopSweeper();
     await worker.close();
     await sender.close();
+    await sql.end({ timeout: 5 });
+    await redis.quit().catch(() => redis.disconnect());
   };
 }

@@ -5,6 +5,7 @@ import { createTenant } from '../helpers/fixtures.js';
 import { startReceiver, verifyDelivery, type Receiver } from '../fakes/receiver.js';
 import { processDelivery, type ProcessorDeps } from '../../src/webhooks/processor.js';
 import { createSender } from '../../src/webhooks/sender.js';
+import { batchingStore } from '../../src/webhooks/store.js';
 import { nextDelayMs, scheduledDelayMs } from '../../src/webhooks/schedule.js';
 import { parseRetryAfter } from '../../src/webhooks/sender.js';
 import { deliveryHeaders, sign, signingKey } from '../../src/webhooks/signing.js';
@@ -102,6 +103,19 @@ t.test('two workers racing for one delivery send it once', async (t) => {
   t.equal(rx.received.length, before + 1);
   verifyDelivery(ep.signing_secret, rx.received.at(-1)!);
   t.same(await processDelivery(deps, delivery_id), { kind: 'skipped', reason: 'finished' });
+});
+
+t.test('the batching store claims and records many deliveries in one statement, each once', async (t) => {
+  rx.respond(() => ({ status: 200 }));
+  const before = rx.received.length;
+  const eps = await Promise.all([1, 2, 3].map(() => createEndpoint(h, tenant, rx.url)));
+  const ids = await Promise.all(eps.map(async (ep) => (await ping(h, tenant, ep.id)).delivery_id));
+  const batched: ProcessorDeps = { ...deps, store: batchingStore(h.ctx, 5) };
+  // Every id twice, as duplicate jobs would: each is still sent exactly once.
+  const outcomes = await Promise.all([...ids, ...ids].map((id) => processDelivery(batched, id)));
+  t.same(outcomes.map((o) => o.kind).sort(), ['delivered', 'delivered', 'delivered', 'skipped', 'skipped', 'skipped']);
+  t.equal(rx.received.length, before + 3);
+  for (const id of ids) t.equal((await delivery(h, id)).status, 'delivered');
 });
 
 t.test('a 503 with a short Retry-After follows the schedule; the last attempt dead-letters', async (t) => {

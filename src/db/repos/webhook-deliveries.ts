@@ -67,17 +67,18 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Takes the delivery for one attempt when it is pending, due and (for an endpoint) the endpoint
- * is still active at the revision the delivery was made under.
+ * Takes deliveries for one attempt each when they are pending, due and (for an endpoint) the
+ * endpoint is still active at the revision the delivery was made under. Ids not returned were
+ * not claimable (see `explainMiss`).
  */
-export async function claimDelivery(ctx: AppContext, id: string, leaseMs: number): Promise<ClaimedDelivery | null> {
+export async function claimDeliveries(ctx: AppContext, ids: string[], leaseMs: number): Promise<ClaimedDelivery[]> {
   const now = ctx.clock.now();
   const leaseUntil = new Date(now.getTime() + leaseMs);
-  const [row] = await ctx.sql<ClaimedDelivery[]>`
+  return ctx.sql<ClaimedDelivery[]>`
     with claimed as (
       update webhook_deliveries d
       set status = 'sending', attempts = d.attempts + 1, lease_until = ${leaseUntil}, updated_at = ${now}
-      where d.id = ${id} and d.status = 'pending' and d.next_attempt_at <= ${now}
+      where d.id = any(${ids}::uuid[]) and d.status = 'pending' and d.next_attempt_at <= ${now}
         and (d.kind = 'agent' or exists (
           select 1 from webhook_endpoints ep
           where ep.id = d.endpoint_id and ep.status = 'active' and ep.revision = d.endpoint_revision))
@@ -90,6 +91,10 @@ export async function claimDelivery(ctx: AppContext, id: string, leaseMs: number
     join webhook_events e on e.id = c.event_id
     left join webhook_endpoints ep on c.kind = 'endpoint' and ep.id = c.endpoint_id
     left join agents a on c.kind = 'agent' and a.id = c.agent_id`;
+}
+
+export async function claimDelivery(ctx: AppContext, id: string, leaseMs: number): Promise<ClaimedDelivery | null> {
+  const [row] = await claimDeliveries(ctx, [id], leaseMs);
   return row ?? null;
 }
 
@@ -111,13 +116,25 @@ export async function explainMiss(ctx: AppContext, id: string): Promise<ClaimMis
   return { reason: 'finished' };
 }
 
-export async function markDelivered(ctx: AppContext, id: string, attempt: number, httpStatus: number): Promise<boolean> {
+/** Records successful attempts; returns the ids whose attempt was still theirs to close. */
+export async function markDeliveredMany(
+  ctx: AppContext,
+  items: { id: string; attempt: number; httpStatus: number }[],
+): Promise<Set<string>> {
+  if (items.length === 0) return new Set();
   const now = ctx.clock.now();
   const rows = await ctx.sql`
-    update webhook_deliveries
-    set status = 'delivered', delivered_at = ${now}, updated_at = ${now}, last_status = ${httpStatus}, lease_until = null, last_error = null
-    where id = ${id} and status = 'sending' and attempts = ${attempt} returning id`;
-  return rows.length === 1;
+    update webhook_deliveries d
+    set status = 'delivered', delivered_at = ${now}, updated_at = ${now}, last_status = v.http_status, lease_until = null, last_error = null
+    from (select unnest(${items.map((i) => i.id)}::uuid[]) as id, unnest(${items.map((i) => i.attempt)}::int[]) as attempt,
+                 unnest(${items.map((i) => i.httpStatus)}::int[]) as http_status) v
+    where d.id = v.id and d.status = 'sending' and d.attempts = v.attempt
+    returning d.id`;
+  return new Set(rows.map((r) => r.id as string));
+}
+
+export async function markDelivered(ctx: AppContext, id: string, attempt: number, httpStatus: number): Promise<boolean> {
+  return (await markDeliveredMany(ctx, [{ id, attempt, httpStatus }])).has(id);
 }
 
 export async function markRetry(
