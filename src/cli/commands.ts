@@ -4,6 +4,8 @@ import { createAccount, setAccountFlag } from '../db/repos/accounts.js';
 import { createApiKey } from '../db/repos/api-keys.js';
 import { createProject, setProjectLimits } from '../db/repos/projects.js';
 import { SCOPES, type Scope } from '../control/auth/scopes.js';
+import { reencryptAll } from '../shared/crypto/reencrypt.js';
+import { walletCredit } from '../sessions/wallet.js';
 import { optionalInt, required } from './args.js';
 
 type Flags = Map<string, string | true>;
@@ -47,6 +49,13 @@ export const commands: Record<string, Command> = {
     const key = await createApiKey(ctx, projectId, name, [...new Set(scopes)] as Scope[]);
     return { id: key.id, key: key.key };
   },
+  'wallet-credit': async (ctx, f) => {
+    const amount = required(f, 'nano-usd');
+    if (!/^[1-9]\d{0,30}$/.test(amount)) throw new Error('--nano-usd must be a positive whole number of nano-USD');
+    return walletCredit(ctx, uuid(required(f, 'project-id'), 'project-id'), BigInt(amount));
+  },
+  /** After putting a new key first in KEYRING: re-seals every stored secret under it. */
+  'reencrypt-secrets': async (ctx) => ({ key_id: ctx.keyring.primaryId, ...(await reencryptAll(ctx)) }),
   'set-limits': async (ctx, f) => {
     const project = await setProjectLimits(ctx, uuid(required(f, 'project-id'), 'project-id'), {
       api_rpm: optionalInt(f, 'api-rpm'),
