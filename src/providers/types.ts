@@ -182,8 +182,9 @@ export interface RealtimeSessionConfig {
   /** null turns server VAD off (the engine then commits and creates responses itself). */
   turnDetection?: RealtimeTurnDetection | null;
   tools?: LlmTool[];
-  temperature?: number;
   maxOutputTokens?: number;
+  /** Output speed multiple, 0.25–1.5 (only between responses). */
+  speed?: number;
   /** Transcription model for the caller's audio (e.g. `gpt-4o-mini-transcribe`). */
   inputTranscriptionModel?: string;
 }

@@ -65,7 +65,12 @@ function once(call: WsCall): Promise<WebSocket> {
     };
     const onAbort = () => settle(abortedError(provider));
     signal.addEventListener('abort', onAbort, { once: true });
-    ws.on('open', () => settle(null));
+    ws.on('open', () => {
+      // Frames that arrive with the 101 (OpenAI's session.created) would be emitted before the
+      // caller can listen: hold them until it calls resume().
+      ws.pause();
+      settle(null);
+    });
     ws.on('unexpected-response', (req, res) => {
       void readBody(res).then((body) => {
         req.destroy();
@@ -79,7 +84,7 @@ function once(call: WsCall): Promise<WebSocket> {
   });
 }
 
-/** An open socket, or a ProviderError. */
+/** An open, paused socket (attach listeners, then `resume()`), or a ProviderError. */
 export async function connectWs(call: WsCall): Promise<WebSocket> {
   for (let attempt = 0; ; attempt++) {
     if (call.signal.aborted) throw abortedError(call.provider);

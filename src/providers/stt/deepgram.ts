@@ -96,6 +96,7 @@ class DeepgramSession implements SttSession {
     ws.on('error', () => {});
     signal.addEventListener('abort', this.onAbort, { once: true });
     this.ticker = setInterval(() => this.tick(), Math.min(this.keepAliveMs, this.idleMs) / 4);
+    ws.resume();
   }
 
   private onAbort = () => this.stop(abortedError(PROVIDER));

@@ -106,6 +106,7 @@ class ElevenLabsStream implements TtsStream {
     this.keepalive = setInterval(() => {
       if (!this.ended && Date.now() - this.lastSentAt >= KEEPALIVE_MS) this.send({ text: ' ' });
     }, KEEPALIVE_MS / 3);
+    ws.resume();
   }
 
   private onAbort = () => {
