@@ -79,7 +79,10 @@ export async function updateAgent(ctx: AppContext, projectId: string, agentId: s
     const next = { ...current, ...changes } as AgentRow;
     const problems = crossFieldErrors(ctx, next, body);
     if (problems.length) throw errors.validation(problems);
-    if (body.pipeline_config != null || changes.pipeline_mode !== undefined) {
+    // Reactivation checks the stored pipeline again: an active agent only ever names live,
+    // verified accounts (an inactive one does not hold its accounts against deletion).
+    const reactivating = changes.is_active === true && !current.is_active;
+    if (body.pipeline_config != null || changes.pipeline_mode !== undefined || reactivating) {
       changes.pipeline_config = await validatePipeline(tx, projectId, next.pipeline_mode, body.pipeline_config ?? current.pipeline_config);
     }
     return updateAgentRow(tx, agentId, changes);

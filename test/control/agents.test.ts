@@ -434,3 +434,18 @@ t.test('DELETE counts the sessions that ran on the agent', async (t) => {
   const res = await call('DELETE', `/v2/agents/${agent.id}`, a.machine);
   t.same(res.json(), { id: agent.id, name: 'Busy', deleted: true, calls: 3 });
 });
+
+t.test('reactivating an agent checks its pipeline again', async (t) => {
+  const tenant = await createTenant(h);
+  const openai = await account(tenant, 'openai');
+  const body = { name: 'rt', prompt: 'x', pipeline_mode: 'realtime', pipeline_config: { realtime: { account_id: openai, model: 'gpt-realtime', voice: 'marin' } } };
+  const { agent } = (await create(body, tenant.machine)).json();
+  t.equal((await call('DELETE', `/v2/agents/${agent.id}`, tenant.machine)).statusCode, 200);
+  // Inactive agents do not hold their accounts.
+  t.equal((await call('DELETE', `/console/v2/projects/${tenant.projectId}/provider-accounts/${openai}`, tenant.bearer)).statusCode, 200);
+  expect422(t, await call('PATCH', `/v2/agents/${agent.id}`, tenant.machine, { is_active: true }) as never, ['body', 'pipeline_config', 'realtime', 'account_id'], 'provider account not found in this project');
+  const other = await account(tenant, 'openai');
+  const back = await call('PATCH', `/v2/agents/${agent.id}`, tenant.machine, { is_active: true, pipeline_config: { realtime: { account_id: other, model: 'gpt-realtime', voice: 'marin' } } });
+  t.equal(back.statusCode, 200);
+  t.match(back.json(), { is_active: true, version: 3 });
+});

@@ -25,7 +25,7 @@ const fakes: Record<string, FakeProvider> = {
   openai: await startFakeOpenAI(KEYS.openai),
   anthropic: await startFakeAnthropic(KEYS.anthropic),
   deepgram: await startFakeDeepgram(KEYS.deepgram),
-  elevenlabs: await startFakeElevenLabs(KEYS.elevenlabs),
+  elevenlabs: await startFakeElevenLabs(KEYS.elevenlabs, 'sk_elevenRESTRICTEDtts7777'),
 };
 t.teardown(() => Promise.all(Object.values(fakes).map((f) => f.close())));
 
@@ -167,6 +167,12 @@ t.test('verify against each provider: the real request shape, verified or invali
     t.match(res2.json(), { status: 'invalid', status_detail: want.invalid }, provider);
     t.notOk(res2.body.includes(wrongKey) || res2.body.includes('WRONG'), `${provider}: wrong key not echoed`);
   }
+});
+
+t.test('verify: an ElevenLabs key without user_read is genuine, so verified with a note', async (t) => {
+  const acct = (await create({ provider: 'elevenlabs', label: 'tts only', credentials: { api_key: 'sk_elevenRESTRICTEDtts7777' }, base_url: fakes.elevenlabs.url })).json();
+  const res = await verify(acct.id);
+  t.match(res.json(), { status: 'verified', status_detail: 'ElevenLabs accepted the key; it lacks the user_read permission, so only its authenticity was checked' });
 });
 
 t.test('verify: a server that is down or answers the wrong thing is invalid with a clear detail', async (t) => {

@@ -35,6 +35,11 @@ export interface ProbeSpec {
   expected: string;
   /** A short machine code from the provider's error body (never its free text, which may echo the key). */
   errorCode: (body: unknown) => unknown;
+  /**
+   * For a refusal that still proves the key is genuine (it authenticated but may not read this
+   * endpoint): the status_detail to record with `verified`; null when the refusal stands.
+   */
+  acceptRefusal?: (status: number, body: unknown) => string | null;
 }
 
 export const DEFAULT_TIMEOUT_MS = 8000;
@@ -153,6 +158,8 @@ export async function probe(spec: ProbeSpec, target: VerifyTarget): Promise<Veri
       return { status: 'invalid', detail: `${host} answered HTTP ${res.status} but not with ${spec.name}'s ${spec.expected}; check base_url` };
     }
     if (res.status === 401 || res.status === 403) {
+      const accepted = spec.acceptRefusal?.(res.status, body) ?? null;
+      if (accepted) return { status: 'verified', detail: accepted };
       return { status: 'invalid', detail: `${spec.name} rejected the API key (HTTP ${res.status}${code})` };
     }
     if (res.status >= 300 && res.status < 400) {

@@ -3,10 +3,16 @@ import { sendJson, startFake, type FakeProvider } from './server.js';
 // ElevenLabs' GET /v1/user: `xi-api-key` header; the user record (which echoes the key, so a
 // verifier must never pass the body on), or {"detail": {"status", "message"}} on failure.
 
-export function startFakeElevenLabs(validKey: string): Promise<FakeProvider> {
+// `restrictedKey` is a genuine key created without the user_read permission.
+export function startFakeElevenLabs(validKey: string, restrictedKey?: string): Promise<FakeProvider> {
   return startFake((req, res) => {
     if (req.method !== 'GET' || req.path !== '/v1/user') return sendJson(res, 404, { detail: 'Not Found' });
     const key = req.headers['xi-api-key'];
+    if (restrictedKey && key === restrictedKey) {
+      return sendJson(res, 401, {
+        detail: { status: 'missing_permissions', message: 'The API key you used is missing the permission user_read to execute this operation.' },
+      });
+    }
     if (key !== validKey) {
       return sendJson(res, 401, { detail: { status: 'invalid_api_key', message: 'Invalid API key' } });
     }
