@@ -60,6 +60,13 @@ t.test('verification does not connect to a private address when they are not all
   const refused = await verifyOpenAI({ apiKey: KEY, baseUrl: fake.url, allowPrivate: false });
   t.same(refused, { status: 'invalid', detail: `${new URL(fake.url).host} is a private address, which is not allowed` });
   t.equal(fake.requests.length, 0);
+  // A name is checked on the addresses the connection would use.
+  const byName = `http://localhost:${new URL(fake.url).port}`;
+  t.same(await verifyOpenAI({ apiKey: KEY, baseUrl: byName, allowPrivate: false }), {
+    status: 'invalid',
+    detail: `localhost:${new URL(fake.url).port} resolves to a private address, which is not allowed`,
+  });
+  t.equal(fake.requests.length, 0);
   const allowed = await verifyOpenAI({ apiKey: KEY, baseUrl: fake.url, allowPrivate: true });
   t.same(allowed, { status: 'verified', detail: null });
 });
