@@ -38,7 +38,8 @@ export function deliveryQueue(ctx: AppContext): Queue {
     queue = new Queue(DELIVERY_QUEUE, {
       connection: ctx.redis,
       prefix: bullPrefix(ctx),
-      defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000 },
+      // Finished jobs are dropped so that the sweeper can always re-add a job id for unfinished work.
+      defaultJobOptions: { removeOnComplete: true, removeOnFail: true },
     });
     queue.on('error', (err) => ctx.log.warn({ err: { message: err.message } }, 'webhook queue error'));
     producers.set(ctx, queue);
