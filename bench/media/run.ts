@@ -26,7 +26,8 @@ const dbName = `voice_bench_${process.pid}`;
 const redisPrefix = `vc:bench:${process.pid}:`;
 const env = { ...process.env, DATABASE_URL: `${PG_BASE}/${dbName}`, BENCH_REDIS_PREFIX: redisPrefix, LOG_LEVEL: 'silent' };
 
-const child = (file: string) => fork(join(here, file), [], { execArgv: ['--import', 'tsx'], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+const child = (file: string) => fork(join(here, file), [], { execArgv: ['--import', 'tsx', ...(file.startsWith('server') ? profile : [])], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const stats = async (p: ChildProcess) => {
   const m = nextMessage<{ stats: ServerStats }>(p, (x) => x?.type === 'stats');
   p.send({ cmd: 'stats' });

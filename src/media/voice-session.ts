@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { WebSocket } from 'uWebSockets.js';
 import type { SessionRow } from '../db/repos/voice-sessions.js';
 import type { EndReason, EndSignal } from '../sessions/settlement.js';
@@ -90,6 +91,7 @@ export class VoiceSession implements Paced {
         return;
       }
       this.framesIn += this.pipeline.push(pcm, this.queue);
+      this.pace(performance.now());
       return;
     }
     const bytes = message.byteLength;
@@ -100,7 +102,11 @@ export class VoiceSession implements Paced {
     } catch (err) {
       if (!(err instanceof NativeError)) throw err;
       this.sendText(err.code.includes('ODD') ? Frames.oddLength : Frames.tooLarge);
+      return;
     }
+    // Output that is due goes out now, inside this callback's cork, rather than at the next
+    // tick: the shared timer only picks up what the lead held back.
+    this.pace(performance.now());
   }
 
   private onControl(message: ArrayBuffer): void {
