@@ -6,10 +6,13 @@ import { startReceiver, verifyDelivery, type Receiver } from '../fakes/receiver.
 import { processDelivery, type ProcessorDeps } from '../../src/webhooks/processor.js';
 import { createSender } from '../../src/webhooks/sender.js';
 import { batchingStore } from '../../src/webhooks/store.js';
+import { sweepOnce } from '../../src/webhooks/sweeper.js';
+import { deliveryQueue } from '../../src/webhooks/queue.js';
+import { claimDelivery } from '../../src/db/repos/webhook-deliveries.js';
 import { nextDelayMs, scheduledDelayMs } from '../../src/webhooks/schedule.js';
 import { parseRetryAfter } from '../../src/webhooks/sender.js';
 import { deliveryHeaders, sign, signingKey } from '../../src/webhooks/signing.js';
-import { createEndpoint, delivery, ping } from './support.js';
+import { createEndpoint, delivery, ping, sleep } from './support.js';
 
 // The delivery processor without BullMQ: one call is one attempt against real Postgres and a
 // real receiver; the outcome says what to queue next.
@@ -132,4 +135,34 @@ t.test('a 503 with a short Retry-After follows the schedule; the last attempt de
   }
   const row = await delivery(h, delivery_id);
   t.same([row.status, row.attempts, row.max_attempts, row.last_error, row.last_status], ['dead', 3, 3, 'HTTP 503', 503]);
+});
+
+t.test('the sweeper returns expired leases to the schedule, dead-letters a lost last attempt, and re-queues overdue work', async (t) => {
+  const ep = await createEndpoint(h, tenant, rx.url);
+  const a = (await ping(h, tenant, ep.id)).delivery_id;
+  const ep2 = await createEndpoint(h, tenant, rx.url);
+  const b = (await ping(h, tenant, ep2.id)).delivery_id;
+  const ep3 = await createEndpoint(h, tenant, rx.url);
+  const c = (await ping(h, tenant, ep3.id)).delivery_id;
+  await deliveryQueue(h.ctx).obliterate({ force: true });
+
+  // a: claimed by a worker that then vanished; b: the same on its last attempt.
+  t.ok(await claimDelivery(h.ctx, a, 1));
+  await h.ctx.sql`update webhook_deliveries set attempts = max_attempts - 1 where id = ${b}`;
+  t.ok(await claimDelivery(h.ctx, b, 1));
+  // c: recorded long ago and never queued.
+  await h.ctx.sql`update webhook_deliveries set next_attempt_at = now() - interval '1 minute' where id = ${c}`;
+  await sleep(20);
+
+  const queued = await sweepOnce(h.ctx, { overdueGraceMs: 5_000 });
+  t.equal(queued, 2);
+  const ra = await delivery(h, a);
+  t.same([ra.status, ra.attempts, ra.last_error], ['pending', 1, 'delivery interrupted (worker lost)']);
+  const rb = await delivery(h, b);
+  t.same([rb.status, rb.attempts, rb.last_error], ['dead', 3, 'delivery interrupted (worker lost)']);
+  const jobs = await deliveryQueue(h.ctx).getJobs(['waiting', 'delayed', 'prioritized']);
+  t.same(jobs.map((j) => j.id).sort(), [`${a}-a1`, `${c}-a0`].sort());
+  t.equal(await sweepOnce(h.ctx, { overdueGraceMs: 5_000 }), 1, 'c is still overdue; re-adding its job is a no-op');
+  t.equal(await deliveryQueue(h.ctx).count(), 2);
+  await deliveryQueue(h.ctx).obliterate({ force: true });
 });
