@@ -15,6 +15,8 @@ export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 export const ANTHROPIC_VERSION = '2023-06-01';
 const PROVIDER = 'Anthropic';
 const DEFAULT_MAX_TOKENS = 1024;
+/** Stands in for the caller when the conversation starts with the agent (its greeting). */
+export const CALL_STARTED = '(The call has connected.)';
 
 /** `{"type":"error","error":{"type","message"}}` → error type. */
 export function anthropicErrorCode(body: unknown): string | undefined {
@@ -37,10 +39,10 @@ export function toAnthropic(messages: LlmMessage[]): { system: string | undefine
   };
   for (const m of messages) {
     if (m.role === 'system') system.push(m.content);
-    else if (m.role === 'user') add('user', m.content ? [{ type: 'text', text: m.content }] : []);
+    else if (m.role === 'user') add('user', m.content.trim() ? [{ type: 'text', text: m.content }] : []);
     else if (m.role === 'tool') add('user', [{ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content }]);
     else {
-      const blocks: Block[] = m.content ? [{ type: 'text', text: m.content }] : [];
+      const blocks: Block[] = m.content?.trim() ? [{ type: 'text', text: m.content }] : [];
       for (const c of m.toolCalls ?? []) {
         let input: unknown;
         try {
@@ -53,6 +55,8 @@ export function toAnthropic(messages: LlmMessage[]): { system: string | undefine
       add('assistant', blocks);
     }
   }
+  // The API wants a non-empty user turn first; a call opens with the agent's greeting.
+  if (out[0]?.role !== 'user') out.unshift({ role: 'user', content: [{ type: 'text', text: CALL_STARTED }] });
   return { system: system.length ? system.join('\n\n') : undefined, messages: out };
 }
 
@@ -181,7 +185,7 @@ export class AnthropicLlm implements LlmAdapter {
         if (stopped) break;
       }
     } finally {
-      await http.chunks.return(undefined);
+      http.cancel();
     }
     if (!stopped) throw new ProviderError('unavailable', `${PROVIDER} ended the stream early`, { provider: PROVIDER });
     yield { type: 'end', finishReason: stop ?? 'other', usage: { inputTokens, outputTokens } };

@@ -33,6 +33,8 @@ export interface HttpStream {
   headers: Response['headers'];
   /** Body chunks; the first must come within firstByteMs, the next within idleMs of each other. */
   chunks: AsyncGenerator<Uint8Array, void, undefined>;
+  /** Stops reading and closes the connection unless the body was read to the end. Idempotent. */
+  cancel(): void;
 }
 
 const RETRYABLE_CONNECT = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -148,9 +150,13 @@ export async function openHttpStream(call: HttpCall): Promise<HttpStream> {
     }
 
     const reader = res.body?.getReader();
+    let finished = false;
+    const cancel = () => {
+      cleanup();
+      if (!finished) controller.abort(); // closes the socket: the provider stops generating
+    };
     async function* chunks(): AsyncGenerator<Uint8Array, void, undefined> {
       let first = true;
-      let finished = false;
       try {
         if (!reader) return;
         for (;;) {
@@ -172,18 +178,21 @@ export async function openHttpStream(call: HttpCall): Promise<HttpStream> {
           if (r.value.byteLength) yield r.value;
         }
       } finally {
-        cleanup();
-        if (!finished) controller.abort(); // closes the socket: the provider stops generating
+        cancel();
       }
     }
-    return { status: res.status, headers: res.headers, chunks: chunks() };
+    return { status: res.status, headers: res.headers, chunks: chunks(), cancel };
   }
 }
 
 /** The whole body (for small answers such as a transcription). */
 export async function readAll(stream: HttpStream): Promise<Buffer> {
   const parts: Uint8Array[] = [];
-  for await (const c of stream.chunks) parts.push(c);
+  try {
+    for await (const c of stream.chunks) parts.push(c);
+  } finally {
+    stream.cancel();
+  }
   return Buffer.concat(parts);
 }
 

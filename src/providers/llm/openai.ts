@@ -144,7 +144,7 @@ export class OpenAiLlm implements LlmAdapter {
       }
     } finally {
       // Breaking out early (barge-in) lands here too; the chunks generator aborts the socket.
-      await http.chunks.return(undefined);
+      http.cancel();
     }
     if (!done && finish === null) throw new ProviderError('unavailable', `${PROVIDER} ended the stream early`, { provider: PROVIDER });
     yield* flushCalls();

@@ -25,6 +25,6 @@ export async function* pcmFromHttp(
     const pcm = rest?.byteLength ? asm.push(rest) : null;
     if (pcm) yield pcm;
   } finally {
-    await http.chunks.return(undefined);
+    http.cancel();
   }
 }

@@ -203,3 +203,24 @@ t.test('idle timeout', async (t) => {
   const err = await failure(collect(llm({ timeouts: { idleMs: 100 } }).stream({ messages: [{ role: 'user', content: 'x' }], signal: signal() })));
   t.equal(err.kind, 'timeout');
 });
+
+t.test('a conversation that opens with the greeting gets a user turn first; blank text is dropped', async (t) => {
+  fake.on('POST /v1/messages', (_req, res) => writeMessageStream(res, textMessage(['ok'])));
+  await collect(
+    llm().stream({
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'assistant', content: 'Hello, how can I help?' },
+        { role: 'user', content: '  ' },
+        { role: 'user', content: 'Book a table' },
+      ],
+      signal: signal(),
+    }),
+  );
+  const body = JSON.parse(fake.requests.at(-1)!.body.toString());
+  t.same(body.messages, [
+    { role: 'user', content: [{ type: 'text', text: '(The call has connected.)' }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'Hello, how can I help?' }] },
+    { role: 'user', content: [{ type: 'text', text: 'Book a table' }] },
+  ]);
+});
