@@ -10,10 +10,16 @@ import { fileURLToPath } from 'node:url';
 import { startHarness } from '../../test/helpers/harness.js';
 import { createTenant } from '../../test/helpers/fixtures.js';
 import { createEndpoint } from '../../src/db/repos/webhooks.js';
+import { Keyring } from '../../src/shared/crypto/keyring.js';
+import { randomBytes } from 'node:crypto';
 import { emitCallEvent, kickDeliveries, startWebhookWorkers, type DueDelivery } from '../../src/webhooks/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '1,4,16').split(',').map(Number);
+// "processes x concurrency": one worker in this process, or N worker processes (scale-out).
+const RUNS = (process.env.BENCH_RUNS ?? '1x1,1x4,1x16,2x16').split(',').map((r) => {
+  const [processes, concurrency] = r.split('x').map(Number);
+  return { processes, concurrency };
+});
 const BURST = Number(process.env.BENCH_BURST ?? 6000);
 const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 3);
 
@@ -40,6 +46,8 @@ function request<T>(child: ChildProcess, cmd: string): Promise<T> {
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
 
 const h = await startHarness({ app: false, env: { LOG_LEVEL: 'silent' } });
+const keyringSpec = `b1:${randomBytes(32).toString('base64')}`;
+h.ctx.keyring = Keyring.parse(keyringSpec); // shared with worker processes
 const tenant = await createTenant(h);
 const endpoint0 = { url: '' };
 const session = {
@@ -89,6 +97,7 @@ async function waitForCount(target: number, timeoutMs: number): Promise<Stats> {
 }
 
 interface Row {
+  processes: number;
   concurrency: number;
   deliveries: number;
   seconds: number;
@@ -106,9 +115,41 @@ interface Row {
 }
 const rows: Row[] = [];
 
-for (const concurrency of CONCURRENCIES) {
+/** Worker processes (scale-out rows); their CPU is reported over IPC. */
+async function startWorkerProcesses(n: number, concurrency: number) {
+  const children = await Promise.all(
+    Array.from({ length: n }, async () => {
+      const child = fork(join(here, 'worker-process.ts'), [], {
+        execArgv: ['--import', 'tsx'],
+        env: {
+          ...process.env,
+          DATABASE_URL: h.ctx.config.DATABASE_URL,
+          REDIS_URL: h.ctx.config.REDIS_URL,
+          KEYRING: keyringSpec,
+          ALLOW_PRIVATE_URLS: '1',
+          LOG_LEVEL: 'silent',
+          BENCH_REDIS_PREFIX: h.ctx.redisPrefix,
+          BENCH_WORKER_CONCURRENCY: String(concurrency),
+        },
+      });
+      await new Promise((resolve) => child.once('message', resolve));
+      return child;
+    }),
+  );
+  return {
+    cpuReset: () => Promise.all(children.map((c) => request(c, 'cpu-reset'))),
+    cpuMs: async () => (await Promise.all(children.map((c) => request<{ ms: number }>(c, 'cpu')))).reduce((a, b) => a + b.ms, 0),
+    stop: async () => {
+      await Promise.all(children.map((c) => new Promise((resolve) => (c.once('exit', resolve), c.send({ cmd: 'exit' })))));
+    },
+  };
+}
+
+for (const { processes, concurrency } of RUNS) {
   const burst = concurrency === 1 ? Math.min(BURST, 1500) : BURST;
-  const stop = await startWebhookWorkers(h.ctx, { concurrency, sweeper: false });
+  const inProcess = processes === 1;
+  const stopLocal = inProcess ? await startWebhookWorkers(h.ctx, { concurrency, sweeper: false }) : null;
+  const remote = inProcess ? null : await startWorkerProcesses(processes, concurrency);
 
   // Warm-up (connections, JIT), not measured.
   await request(receiver, 'reset');
@@ -120,11 +161,13 @@ for (const concurrency of CONCURRENCIES) {
   await request(receiver, 'reset');
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
+  await remote?.cpuReset();
   for (let i = 0; i < due.length; i += 1000) await kickDeliveries(h.ctx, due.slice(i, i + 1000), 30_000);
   const burstStats = await waitForCount(burst, 120_000);
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  const cpuMsPerDelivery = (cpu.user + cpu.system) / 1000 / Math.max(1, burstStats.count);
+  const workerCpuMs = remote ? await remote.cpuMs() : (cpu.user + cpu.system) / 1000;
+  const cpuMsPerDelivery = workerCpuMs / Math.max(1, burstStats.count);
   const burstSorted = [...burstStats.latencies].sort((a, b) => a - b);
 
   // Latency: events at a steady rate well under capacity, each emitted and kicked on its own.
@@ -140,9 +183,11 @@ for (const concurrency of CONCURRENCIES) {
   }
   const pacedStats = await waitForCount(paced, 60_000);
   const sorted = [...pacedStats.latencies].sort((a, b) => a - b);
-  await stop();
+  await stopLocal?.();
+  await remote?.stop();
 
   rows.push({
+    processes,
     concurrency,
     deliveries: burstStats.count,
     seconds: Number(seconds.toFixed(3)),
@@ -173,7 +218,8 @@ const result = {
   notes:
     'deliveries/s: a backlog of recorded deliveries queued at once, from the first enqueue to the last receipt. ' +
     'latency: event timestamp (outbox insert) to receipt at the receiver, at a steady rate of half the measured throughput (max 500/s). ' +
-    'burst latency includes time spent waiting in the backlog. One worker process; receiver in its own process; Postgres and Redis on the same machine.',
+    'burst latency includes time spent waiting in the backlog. processes=1: the worker runs in the bench process; processes>1: separate worker processes (scale-out of the worker role). ' +
+    'worker_cpu_ms_per_delivery: CPU of the worker process(es) during the burst, divided by deliveries; load_average_1m shows how busy the shared machine was. Receiver in its own process; Postgres and Redis on the same machine.',
   rows,
 };
 const out = join(here, '..', 'results', 'webhooks.json');
@@ -181,10 +227,10 @@ mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
 
 console.log(`webhook deliveries, ${result.machine.cpus} CPUs, ${result.machine.node}`);
-console.log('concurrency | deliveries |   per s | paced/s | p50 ms | p99 ms | bad sig | dupes | cpu ms/delivery | load');
+console.log('processes x concurrency | deliveries |   per s | paced/s | p50 ms | p99 ms | bad sig | dupes | cpu ms/delivery | load');
 for (const r of rows) {
   console.log(
-    `${String(r.concurrency).padStart(11)} | ${String(r.deliveries).padStart(10)} | ${String(r.deliveries_per_second).padStart(7)} | ` +
+    `${`${r.processes} x ${r.concurrency}`.padStart(21)} | ${String(r.deliveries).padStart(10)} | ${String(r.deliveries_per_second).padStart(7)} | ` +
       `${String(r.paced_rate_per_second).padStart(7)} | ${String(r.latency_p50_ms).padStart(6)} | ${String(r.latency_p99_ms).padStart(6)} | ` +
       `${String(r.bad_signatures).padStart(7)} | ${String(r.duplicates).padStart(5)} | ${String(r.worker_cpu_ms_per_delivery).padStart(15)} | ${r.load_average_1m}`,
   );
