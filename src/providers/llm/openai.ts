@@ -69,6 +69,16 @@ export class OpenAiLlm implements LlmAdapter {
     private readonly opts: AdapterOptions,
   ) {}
 
+  private isOpenAiHost(): boolean {
+    if (!this.opts.baseUrl) return true;
+    try {
+      const host = new URL(this.opts.baseUrl).hostname;
+      return host === 'openai.com' || host.endsWith('.openai.com');
+    } catch {
+      return false;
+    }
+  }
+
   async *stream(req: LlmRequest): AsyncGenerator<LlmEvent, void, undefined> {
     const body: Record<string, unknown> = {
       model: this.model,
@@ -78,7 +88,12 @@ export class OpenAiLlm implements LlmAdapter {
     };
     if (req.tools?.length) body.tools = toOpenAiTools(req.tools);
     if (req.temperature !== undefined) body.temperature = req.temperature;
-    if (req.maxTokens !== undefined) body.max_completion_tokens = req.maxTokens;
+    if (req.maxTokens !== undefined) {
+      // OpenAI itself wants max_completion_tokens (max_tokens is refused by reasoning models);
+      // compatible servers behind a base_url commonly only know max_tokens.
+      if (this.isOpenAiHost()) body.max_completion_tokens = req.maxTokens;
+      else body.max_tokens = req.maxTokens;
+    }
 
     const http = await openHttpStream({
       provider: PROVIDER,

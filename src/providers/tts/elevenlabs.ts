@@ -87,6 +87,8 @@ class ElevenLabsStream implements TtsStream {
   private waitTimer: NodeJS.Timeout | undefined;
   private keepalive: NodeJS.Timeout;
   private lastSentAt = Date.now();
+  /** Text went up since the last audio came down (so a flush must produce some). */
+  private textSinceAudio = false;
 
   constructor(
     private readonly ws: WebSocket,
@@ -122,13 +124,15 @@ class ElevenLabsStream implements TtsStream {
 
   sendText(chunk: string): void {
     if (this.ended || !chunk) return;
+    this.textSinceAudio = true;
     this.send({ text: chunk });
   }
 
   flush(): void {
     if (this.ended) return;
     this.send({ text: ' ', flush: true });
-    this.expectAudio(this.timeouts.firstByteMs);
+    // Audio that already came for this text may have been all of it: only wait when none did.
+    if (this.textSinceAudio) this.expectAudio(this.timeouts.firstByteMs);
   }
 
   end(): void {
@@ -180,6 +184,7 @@ class ElevenLabsStream implements TtsStream {
       return this.shutdown();
     }
     if (typeof msg.audio === 'string' && msg.audio) {
+      this.textSinceAudio = false;
       const pcm = this.asm.push(Buffer.from(msg.audio, 'base64'));
       if (pcm) this.queue.push(pcm);
       // After the end, the rest must keep coming; after a flush, one chunk settles it.

@@ -61,8 +61,18 @@ t.test('streams text deltas, then end with usage; request is what the API docume
     stream: true,
     stream_options: { include_usage: true },
     temperature: 0.3,
-    max_completion_tokens: 50,
+    max_tokens: 50,
   });
+});
+
+t.test('max_completion_tokens for OpenAI itself, max_tokens for compatible servers', async (t) => {
+  const body = (llmOpts: Record<string, unknown>) => {
+    const a = llm(llmOpts) as unknown as { isOpenAiHost(): boolean };
+    return a.isOpenAiHost();
+  };
+  t.equal(body({ baseUrl: null }), true);
+  t.equal(body({ baseUrl: 'https://eu.api.openai.com/v1' }), true);
+  t.equal(body({ baseUrl: 'https://llm.example.org/v1' }), false);
 });
 
 t.test('a base_url ending in /v1 is not doubled', async (t) => {
@@ -235,7 +245,11 @@ t.test('first-byte and idle timeouts', async (t) => {
   );
   t.equal(err.kind, 'timeout');
   t.equal(err.code, 'idle');
-  t.same(got, [{ type: 'text', text: 'a' }], 'partial output was delivered and not retried');
+  t.same(got, [{ type: 'text', text: 'a' }], 'partial output was delivered');
+  t.equal(fake.requests.at(-1)!.path, '/v1/chat/completions');
+  const before = fake.requests.length;
+  await sleep(150);
+  t.equal(fake.requests.length, before, 'and not retried');
 });
 
 t.test('connect failures are retried before any output, then reported as unavailable', async (t) => {

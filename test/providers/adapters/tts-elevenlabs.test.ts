@@ -124,3 +124,25 @@ t.test('no audio after the end within the first-byte budget is a timeout', async
   t.ok(Date.now() - started < 1000);
   await waitForMessages(fake.sockets.at(-1)!, 3);
 });
+
+t.test('a flush after the audio already came (schedule triggered early) does not time out', async (t) => {
+  fake.onWebSocket('/v1/text-to-speech/', (sock) => {
+    sock.ws.on('message', (data) => {
+      const msg = JSON.parse(data.toString());
+      if (msg.text === 'A long sentence that the server synthesized before the flush. ') sock.ws.send(JSON.stringify(audioMessage(ramp(100), 'x')));
+      if (msg.text === '') {
+        sock.ws.send(JSON.stringify(finalMessage));
+        sock.ws.close(1000);
+      }
+    });
+  });
+  const s = await tts({ timeouts: { firstByteMs: 80 } }).open({ voice: 'v', model: 'm', sampleRateHz: 16000, signal: signal() });
+  const got = collectPcm(s);
+  s.sendText('A long sentence that the server synthesized before the flush. ');
+  await sleep(30);
+  s.flush();
+  await sleep(200);
+  s.end();
+  const { pcm } = await got;
+  t.equal(pcm.length, 100);
+});
