@@ -73,6 +73,7 @@ export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOp
 
   // Auto-pipelining: commands of concurrent jobs issued in one tick leave in one socket write.
   const redis = new Redis(ctx.config.REDIS_URL, { maxRetriesPerRequest: null, enableAutoPipelining: true });
+  redis.on('error', (err: Error) => ctx.log.warn({ err: { message: err.message } }, 'webhook worker redis error'));
   const worker = new Worker(
     DELIVERY_QUEUE,
     async (job) => {
@@ -80,7 +81,8 @@ export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOp
       let outcome = await processDelivery(deps, deliveryId);
       // A job may fire a little before the row's due time (timer granularity): wait it out.
       if (outcome.kind === 'not_due' && outcome.dueInMs < 2_000) {
-        await new Promise((r) => setTimeout(r, Math.max(outcome.kind === 'not_due' ? outcome.dueInMs : 0, 0) + 5));
+        const waitMs = Math.max(outcome.dueInMs, 0) + 5;
+        await new Promise((r) => setTimeout(r, waitMs));
         outcome = await processDelivery(deps, deliveryId);
       }
       opts.onOutcome?.(deliveryId, outcome);
