@@ -1,7 +1,9 @@
 import { errors } from '../shared/errors.js';
 
-// Postgres cannot store a NUL character in text, nor a lone UTF-16 surrogate in jsonb; such
-// input is the client's mistake (422), not a server failure.
+// Postgres cannot store a NUL character in text, nor a lone UTF-16 surrogate in jsonb, and
+// refuses very deep jsonb; such input is the client's mistake (422), not a server failure.
+
+export const MAX_DEPTH = 32;
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
@@ -9,8 +11,14 @@ function badText(s: string): boolean {
   return s.includes('\u0000') || LONE_SURROGATE.test(s);
 }
 
-function find(value: unknown, path: (string | number)[]): (string | number)[] | null {
-  if (typeof value === 'string') return badText(value) ? path : null;
+type Problem = { loc: (string | number)[]; msg: string };
+const TEXT = 'text must not contain NUL characters or unpaired surrogates';
+
+function find(value: unknown, path: (string | number)[]): Problem | null {
+  if (typeof value === 'string') return badText(value) ? { loc: path, msg: TEXT } : null;
+  if (path.length > MAX_DEPTH && value !== null && typeof value === 'object') {
+    return { loc: path, msg: `nested more than ${MAX_DEPTH} levels deep` };
+  }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const hit = find(value[i], [...path, i]);
@@ -20,7 +28,7 @@ function find(value: unknown, path: (string | number)[]): (string | number)[] | 
   }
   if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      if (badText(k)) return [...path, k];
+      if (badText(k)) return { loc: [...path, k], msg: TEXT };
       const hit = find(v, [...path, k]);
       if (hit) return hit;
     }
@@ -30,6 +38,6 @@ function find(value: unknown, path: (string | number)[]): (string | number)[] | 
 
 /** Throws a 422 naming the first string (or key) in `body` that Postgres cannot store. */
 export function assertStorableText(body: unknown): void {
-  const loc = find(body, ['body']);
-  if (loc) throw errors.validation([{ loc, msg: 'text must not contain NUL characters or unpaired surrogates', type: 'value_error' }]);
+  const problem = find(body, ['body']);
+  if (problem) throw errors.validation([{ ...problem, type: 'value_error' }]);
 }

@@ -190,6 +190,11 @@ t.test('bounds and formats: 422 naming the field', async (t) => {
     payload: JSON.stringify(minimal({ insight_config: { note: 'x' } })).replace('"note":"x"', '"note":"\\ud800"'),
   });
   expect422(t, surrogate as never, ['body', 'insight_config', 'note'], 'text must not contain NUL characters or unpaired surrogates');
+  let deep: Record<string, unknown> = { leaf: 1 };
+  for (let i = 0; i < 40; i++) deep = { a: deep };
+  const tooDeep = await create(minimal({ insight_config: deep }));
+  t.equal(tooDeep.statusCode, 422);
+  t.equal(tooDeep.json().detail[0].msg, 'nested more than 32 levels deep');
   for (const field of ['name', 'prompt', 'pipeline_mode', 'pipeline_config']) {
     const body: Record<string, unknown> = minimal();
     delete body[field];
