@@ -170,6 +170,8 @@ export async function openHttpStream(call: HttpCall): Promise<HttpStream> {
             if (timedOut) throw timeoutError(provider, timedOut, timedOut === 'idle' ? timeouts.idleMs : timeouts.firstByteMs);
             throw new ProviderError('unavailable', `${provider} broke off the answer`, { provider, cause: err });
           }
+          // The consumer's own pace (playback, backpressure) is not the provider's silence.
+          clearTimeout(timer);
           if (r.done) {
             finished = true;
             return;

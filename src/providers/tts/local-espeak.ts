@@ -73,7 +73,7 @@ export class LocalEspeakTts implements TtsAdapter {
     arm('first byte', this.timeouts.firstByteMs);
     try {
       for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-        arm('idle', this.timeouts.idleMs);
+        clearTimeout(timer); // a slow consumer is not a stuck engine
         if (failure) break;
         let bytes: Uint8Array;
         try {
@@ -86,7 +86,9 @@ export class LocalEspeakTts implements TtsAdapter {
         }
         const pcm = bytes.byteLength ? asm.push(bytes) : null;
         if (pcm) yield pcm;
+        arm('idle', this.timeouts.idleMs);
       }
+      clearTimeout(timer);
       const code = await exited;
       if (failure) throw failure;
       if (code !== 0) {

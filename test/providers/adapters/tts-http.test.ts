@@ -102,3 +102,18 @@ t.test('Deepgram errors: 401 INVALID_AUTH, 429, 400; first-byte timeout', async 
   err = await failure(run());
   t.equal(err.kind, 'timeout');
 });
+
+t.test('a slow consumer (paced playback) does not trip the idle timeout', async (t) => {
+  const audio = ramp(2400);
+  fake.on('POST /v1/audio/speech', (_req, res) => writePcm(res, audio, 960, 10));
+  const tts = new OpenAiTts({ apiKey: KEY, baseUrl: fake.baseUrl, timeouts: { idleMs: 60 } });
+  let total = 0;
+  let chunks = 0;
+  for await (const c of tts.synthesize({ text: 'x', voice: 'alloy', model: 'tts-1', sampleRateHz: 24000, signal: signal() })) {
+    total += c.length;
+    chunks++;
+    await new Promise((r) => setTimeout(r, 120));
+  }
+  t.equal(total, 2400);
+  t.ok(chunks > 1, `several chunks (${chunks})`);
+});
