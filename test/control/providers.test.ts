@@ -4,6 +4,7 @@ import { createTenant } from '../helpers/fixtures.js';
 import { CATALOGUE } from '../../src/providers/catalogue.js';
 import { findLocalEngines } from '../../src/providers/verify/local.js';
 import { deadUrl, type FakeProvider } from '../fakes/providers/server.js';
+import { recordVerification } from '../../src/db/repos/provider-accounts.js';
 import { startFakeOpenAI } from '../fakes/providers/openai.js';
 import { startFakeAnthropic } from '../fakes/providers/anthropic.js';
 import { startFakeDeepgram } from '../fakes/providers/deepgram.js';
@@ -242,6 +243,13 @@ t.test('PATCH changes only what is sent; new credentials or base_url need verify
   const localKey = await call('PATCH', `${base(a.projectId)}/${local.id}`, a.bearer, { credentials: { api_key: 'abcdefgh1234' } });
   t.equal(localKey.statusCode, 422);
   t.same(localKey.json().detail[0].loc, ['body', 'credentials']);
+});
+
+t.test('a verification result for credentials changed meanwhile is not recorded', async (t) => {
+  const acct = (await create({ provider: 'openai', label: 'race', credentials: { api_key: KEYS.openai }, base_url: fakes.openai.url })).json();
+  await call('PATCH', `${base(a.projectId)}/${acct.id}`, a.bearer, { credentials: { api_key: 'sk-proj-changedMEANWHILE' } });
+  const stale = await recordVerification(h.ctx, a.projectId, acct.id, acct.revision, { status: 'verified', detail: null });
+  t.match(stale, { status: 'unverified', revision: 2 });
 });
 
 t.test('DELETE refuses while an active agent uses the account, then soft-deletes', async (t) => {
