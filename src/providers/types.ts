@@ -143,7 +143,7 @@ export type SttEvent =
   | { type: 'error'; error: import('./errors.js').ProviderError };
 
 export interface SttSession extends AsyncIterable<SttEvent> {
-  /** Caller audio at `sampleRateHz`; never blocks. */
+  /** Caller audio at `sampleRateHz`; never blocks; copied, so the caller may reuse its buffer. */
   write(pcm: Int16Array): void;
   /**
    * The engine's VAD says the caller stopped. Streaming providers are asked to finalize;
@@ -207,6 +207,7 @@ export type RealtimeEvent =
 export interface RealtimeSession extends AsyncIterable<RealtimeEvent> {
   readonly sampleRateHz: 24000;
   update(session: RealtimeSessionConfig): void;
+  /** PCM16 at 24 kHz; encoded at once, so the caller may reuse its buffer. */
   appendAudio(pcm: Int16Array): void;
   commitAudio(): void;
   clearAudio(): void;

@@ -119,7 +119,8 @@ class DeepgramSession implements SttSession {
     if (this.done || this.finishing || this.ws.readyState !== this.ws.OPEN || pcm.length === 0) return;
     this.lastSentAt = Date.now();
     this.unansweredSince ??= this.lastSentAt;
-    this.ws.send(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+    // Copied: a queued socket write keeps its buffer, and the engine reuses its frames.
+    this.ws.send(Buffer.from(new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength)));
   }
 
   commit(): void {

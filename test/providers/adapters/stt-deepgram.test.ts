@@ -144,3 +144,29 @@ t.test('connect refused is retried then unavailable', async (t) => {
   const err = await failure(stt({ baseUrl: url, connectRetries: 1 }).open({ sampleRateHz: 16000, signal: signal() }));
   t.equal(err.kind, 'unavailable');
 });
+
+t.test('reused frame buffers arrive as they were when written; a silent server times the handshake out', async (t) => {
+  fake.onWebSocket('/v1/listen', liveServer);
+  const s = await stt().open({ sampleRateHz: 16000, signal: signal() });
+  const frame = new Int16Array(160).fill(7);
+  s.write(frame);
+  frame.fill(9); // reused right away
+  s.write(frame);
+  await sleep(50);
+  const sock = fake.sockets.at(-1)!;
+  t.equal(sock.binary[0].readInt16LE(0), 7);
+  t.equal(sock.binary[1].readInt16LE(0), 9);
+  s.close();
+
+  const { createServer } = await import('node:net');
+  const held: import('node:net').Socket[] = [];
+  const mute = createServer((c) => held.push(c)); // accepts TCP, never answers the upgrade
+  await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
+  const port = (mute.address() as import('node:net').AddressInfo).port;
+  const started = Date.now();
+  const err = await failure(stt({ baseUrl: `http://127.0.0.1:${port}`, timeouts: { connectMs: 50, firstByteMs: 100 } }).open({ sampleRateHz: 16000, signal: signal() }));
+  t.equal(err.kind, 'timeout');
+  t.ok(Date.now() - started < 1000);
+  for (const c of held) c.destroy();
+  mute.close();
+});
