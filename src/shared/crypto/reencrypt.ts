@@ -4,22 +4,18 @@ import type { AppContext } from '../../app-context.js';
 // still under an older key. Batches run in their own transactions and skip rows another
 // process holds, so this can run while the service serves traffic, and can be re-run.
 
-export interface ReencryptCounts {
-  provider_accounts: number;
-  agents: number;
-}
-
 const BATCH = 100;
 
-interface Target {
-  table: 'provider_accounts' | 'agents';
-  column: 'credentials_sealed' | 'webhook_secret_sealed';
-}
-
-const TARGETS: Target[] = [
+// Every column that holds a secret sealed under the keyring (AAD = the row's id).
+const TARGETS = [
   { table: 'provider_accounts', column: 'credentials_sealed' },
   { table: 'agents', column: 'webhook_secret_sealed' },
-];
+  { table: 'webhook_endpoints', column: 'secret_sealed' },
+  { table: 'carriers', column: 'credentials_sealed' },
+] as const;
+
+type Target = (typeof TARGETS)[number];
+export type ReencryptCounts = Record<Target['table'], number>;
 
 async function reencryptTable(ctx: AppContext, { table, column }: Target): Promise<number> {
   const primary = ctx.keyring.primaryId;
@@ -47,10 +43,10 @@ async function reencryptTable(ctx: AppContext, { table, column }: Target): Promi
   }
 }
 
-/** Re-seals every provider credential and agent webhook secret not under the keyring's first key. */
+/** Re-seals every stored secret (provider keys, agent and endpoint webhook secrets, carrier tokens) not under the first key. */
 export async function reencryptAll(ctx: AppContext): Promise<ReencryptCounts> {
-  const provider_accounts = await reencryptTable(ctx, TARGETS[0]);
-  const agents = await reencryptTable(ctx, TARGETS[1]);
-  ctx.log.info({ provider_accounts, agents, keyId: ctx.keyring.primaryId }, 're-encrypted secrets under the primary key');
-  return { provider_accounts, agents };
+  const counts = {} as ReencryptCounts;
+  for (const target of TARGETS) counts[target.table] = await reencryptTable(ctx, target);
+  ctx.log.info({ ...counts, keyId: ctx.keyring.primaryId }, 're-encrypted secrets under the primary key');
+  return counts;
 }
