@@ -13,7 +13,7 @@ const LOC = ['body', 'pipeline_config'];
 function shapeErrors(mode: PipelineMode, raw: unknown): { config?: PipelineConfig; problems: FieldError[] } {
   const parsed = (mode === 'cascade' ? CascadeConfig : RealtimeConfig).safeParse(raw);
   if (parsed.success) return { config: parsed.data, problems: [] };
-  const problems = toFieldErrors(parsed.error.issues, 'body').map((e) => ({ ...e, loc: [...LOC, ...e.loc.slice(1)] }));
+  const problems = toFieldErrors(parsed.error.issues, 'body', raw).map((e) => ({ ...e, loc: [...LOC, ...e.loc.slice(1)] }));
   return { problems };
 }
 

@@ -5,27 +5,29 @@ export type InputRoot = 'body' | 'query' | 'path' | 'header';
 
 type Issue = z.core.$ZodIssue;
 
-function issueType(issue: Issue): string {
-  if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) return 'missing';
-  if (issue.code === 'unrecognized_keys') return 'extra_forbidden';
-  return issue.code;
-}
-
-function issueMessage(issue: Issue): string {
-  if (issueType(issue) === 'missing') return 'field required';
-  if (issue.code === 'unrecognized_keys') return 'unknown field';
-  return issue.message;
+/** True when the issue's path ends at a key its (present) parent object does not have. */
+function isMissing(issue: Issue, input: unknown): boolean {
+  if (issue.path.length === 0) return input === undefined;
+  let parent: unknown = input;
+  for (const key of issue.path.slice(0, -1)) {
+    if (parent === null || typeof parent !== 'object') return false;
+    parent = (parent as Record<PropertyKey, unknown>)[key];
+  }
+  if (parent === null || typeof parent !== 'object') return false;
+  return (parent as Record<PropertyKey, unknown>)[issue.path[issue.path.length - 1]] === undefined;
 }
 
 /** zod issues → the contract's `[{loc, msg, type}]`, one entry per offending field. */
-export function toFieldErrors(issues: readonly Issue[], root: InputRoot): FieldError[] {
+export function toFieldErrors(issues: readonly Issue[], root: InputRoot, input?: unknown): FieldError[] {
   const out: FieldError[] = [];
   for (const issue of issues) {
     const base = [root, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) out.push({ loc: [...base, key], msg: issueMessage(issue), type: issueType(issue) });
+      for (const key of issue.keys) out.push({ loc: [...base, key], msg: 'unknown field', type: 'extra_forbidden' });
+    } else if (issue.code !== 'custom' && isMissing(issue, input)) {
+      out.push({ loc: base, msg: 'field required', type: 'missing' });
     } else {
-      out.push({ loc: base, msg: issueMessage(issue), type: issueType(issue) });
+      out.push({ loc: base, msg: issue.message, type: issue.code });
     }
   }
   return out;
@@ -34,7 +36,7 @@ export function toFieldErrors(issues: readonly Issue[], root: InputRoot): FieldE
 /** Parses `value` or throws the contract's 422. */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, root: InputRoot): z.output<S> {
   const result = schema.safeParse(value);
-  if (!result.success) throw errors.validation(toFieldErrors(result.error.issues, root));
+  if (!result.success) throw errors.validation(toFieldErrors(result.error.issues, root, value));
   return result.data;
 }
 

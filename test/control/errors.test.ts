@@ -80,3 +80,16 @@ t.test('openapi document lists the routes and /docs serves the reference page', 
   const asset = await h.app.inject({ method: 'GET', url: '/docs/swagger-ui-bundle.js' });
   t.equal(asset.statusCode, 200);
 });
+
+t.test('a missing enum field is reported as missing, a wrong one as invalid', async (t) => {
+  const missing = await h.app.inject({ method: 'POST', url: '/v2/agents', headers: tenant.machine, payload: { name: 'a', prompt: 'p', pipeline_config: {} } });
+  t.equal(missing.statusCode, 422);
+  t.same(missing.json().detail.find((d: { loc: string[] }) => d.loc[1] === 'pipeline_mode'), { loc: ['body', 'pipeline_mode'], msg: 'field required', type: 'missing' });
+  const wrong = await h.app.inject({ method: 'POST', url: '/v2/agents', headers: tenant.machine, payload: { name: 'a', prompt: 'p', pipeline_config: {}, pipeline_mode: 'psychic' } });
+  t.equal(wrong.json().detail.find((d: { loc: string[] }) => d.loc[1] === 'pipeline_mode').type, 'invalid_value');
+});
+
+t.test('text Postgres cannot store is a 422, not a 500', async (t) => {
+  const res = await h.app.inject({ method: 'POST', url: '/console/v2/projects', headers: tenant.bearer, payload: { name: 'nul \u0000 byte' } });
+  t.equal(res.statusCode, 422);
+});

@@ -23,6 +23,11 @@ function classify(err: FastifyError & { code?: string }): AppError | null {
       return errors.validation([{ loc: ['body'], msg: 'malformed JSON', type: 'json_invalid' }]);
   }
   if (err.code && PG_CLASSES[err.code]) return PG_CLASSES[err.code]();
+  // SQLSTATE class 22 (data exception: text Postgres cannot store, out-of-range numbers) and
+  // 54 (too complex) come from client-supplied values that slipped past validation.
+  if (err.code && /^(22|54)[0-9A-Z]{3}$/.test(err.code) && 'severity' in err) {
+    return errors.validation([{ loc: ['body'], msg: 'value cannot be stored', type: 'value_error' }]);
+  }
   const status = err.statusCode ?? 0;
   if (status >= 400 && status < 500) {
     return new AppError(`VC_ERR_HTTP_${status}`, status, 'invalid_request', err.message || 'bad request');
