@@ -74,7 +74,10 @@ function once(call: WsCall): Promise<WebSocket> {
     ws.on('unexpected-response', (req, res) => {
       void readBody(res).then((body) => {
         req.destroy();
-        settle(httpError({ provider, status: res.statusCode ?? 0, code: call.errorCode(body), retryAfterMs: parseRetryAfter({ get: (n) => (res.headers[n] as string | undefined) ?? null }) }));
+        const status = res.statusCode ?? 0;
+        const err = httpError({ provider, status, code: call.errorCode(body), retryAfterMs: parseRetryAfter({ get: (n) => (res.headers[n] as string | undefined) ?? null }) });
+        // A refused upgrade produced nothing: a gateway error there is as safe to retry as a refused connect.
+        settle(Object.assign(err, { retryable: status === 502 || status === 503 || status === 504 }));
       });
     });
     ws.on('error', (err: Error & { code?: string }) => {

@@ -185,3 +185,21 @@ t.test('no session.created in time → timeout; no events during a response → 
   t.equal(err.kind, 'aborted');
   await fake.sockets.at(-1)!.closed;
 });
+
+t.test('a 503 on the upgrade is retried (nothing was produced); a 500 is not', async (t) => {
+  let refusals = 1;
+  fake.onWebSocket('/v1/realtime', realtimeServer(), () => (refusals-- > 0 ? { status: 503, body: { error: { message: 'busy', type: 'server_error', param: null, code: null } } } : null));
+  const before = fake.sockets.length;
+  const s = await rt().connect({ signal: signal() });
+  t.equal(fake.sockets.length, before + 1, 'second try connected');
+  s.close();
+
+  let attempts = 0;
+  fake.onWebSocket('/v1/realtime', realtimeServer(), () => {
+    attempts++;
+    return { status: 500, body: { error: { message: 'boom', type: 'server_error', param: null, code: null } } };
+  });
+  const err = await failure(rt().connect({ signal: signal() }));
+  t.equal(err.kind, 'unavailable');
+  t.equal(attempts, 1);
+});
