@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang + ASan + UBSan and runs each for
 # RUNS inputs (default 1,000,000). Not part of npm test: `npm run fuzz`.
+# TARGETS="resampler" limits the run to some targets.
 set -euo pipefail
 cd "$(dirname "$0")"
 RUNS="${RUNS:-1000000}"
@@ -10,7 +11,7 @@ FLAGS=(-std=c++17 -O1 -g -fno-exceptions -fsanitize=fuzzer,address,undefined
   -fno-sanitize-recover=undefined -Wno-psabi -DVC_NO_MULTIVERSION -I../include)
 CORE=(../src/core/status.cc ../src/core/framer.cc ../src/core/g711.cc ../src/core/resampler.cc)
 status=0
-for t in framer g711 resampler; do
+for t in ${TARGETS:-framer g711 resampler}; do
   echo "== fuzz_$t: building"
   "$CXX" "${FLAGS[@]}" "fuzz_$t.cc" "${CORE[@]}" -o "bin/fuzz_$t"
   mkdir -p "out/corpus_$t"

@@ -1,5 +1,6 @@
 #include "vc/channel.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace vc {
@@ -42,7 +43,10 @@ Status MediaChannel::PushReference(const int16_t* ref, size_t n) {
   if (n > 0 && ref == nullptr) return Status::kInvalidArgument;
   const size_t cap = refFifo_.size();
   if (n > cap) { ref += n - cap; n = cap; }
-  for (size_t i = 0; i < n; ++i) refFifo_[(refHead_ + refCount_ + i) % cap] = ref[i];
+  // Ring write in at most two contiguous pieces (no per-sample modulo).
+  const size_t at = (refHead_ + refCount_) % cap, first = std::min(n, cap - at);
+  std::memcpy(refFifo_.data() + at, ref, first * sizeof(int16_t));
+  std::memcpy(refFifo_.data(), ref + first, (n - first) * sizeof(int16_t));
   refCount_ += n;
   if (refCount_ > cap) {  // overflow: keep the newest audio
     refHead_ = (refHead_ + refCount_ - cap) % cap;
@@ -72,8 +76,9 @@ Status MediaChannel::Process(const uint8_t* msg, size_t nBytes, ChannelResult* r
   const size_t fs = frame_.frameSamples(), rfs = refFrame_.size(), cap = refFifo_.size();
   for (size_t f = 0; f < frames; ++f) {
     // Reference consumed in lockstep with the mic; missing audio is silence.
-    const size_t take = std::min(rfs, refCount_);
-    for (size_t i = 0; i < take; ++i) refFrame_[i] = refFifo_[(refHead_ + i) % cap];
+    const size_t take = std::min(rfs, refCount_), first = std::min(take, cap - refHead_);
+    std::memcpy(refFrame_.data(), refFifo_.data() + refHead_, first * sizeof(int16_t));
+    std::memcpy(refFrame_.data() + first, refFifo_.data(), (take - first) * sizeof(int16_t));
     std::memset(refFrame_.data() + take, 0, (rfs - take) * sizeof(int16_t));
     refHead_ = (refHead_ + take) % cap;
     refCount_ -= take;

@@ -7,10 +7,11 @@ namespace {
 constexpr int kMulawBias = 0x84;
 constexpr int kMulawClip = 32635;
 
-inline int SegmentOf(int v) {  // index of the highest set bit above bit 7
-  int seg = 0;
-  for (int m = v >> 8; m > 0 && seg < 7; m >>= 1) ++seg;
-  return seg;
+// Segment = number of significant bits of v >> shift, capped at 7 (one clz, no loop).
+inline int SegmentOf(int v, int shift) {
+  const unsigned m = static_cast<unsigned>(v) >> shift;
+  const int seg = m ? 32 - __builtin_clz(m) : 0;
+  return seg < 7 ? seg : 7;
 }
 }  // namespace
 
@@ -20,7 +21,7 @@ uint8_t MulawEncodeSample(int16_t pcm) {
   if (v < 0) v = -v;
   if (v > kMulawClip) v = kMulawClip;
   v += kMulawBias;
-  int seg = SegmentOf(v);
+  int seg = SegmentOf(v, 8);
   int mant = (v >> (seg + 3)) & 0x0F;
   return static_cast<uint8_t>(~(sign | (seg << 4) | mant));
 }
@@ -38,8 +39,7 @@ uint8_t AlawEncodeSample(int16_t pcm) {
   int sign = 0x80;
   if (v < 0) { v = -v - 1; sign = 0; }
   if (v > 0xFFF) v = 0xFFF;
-  int seg = 0;
-  for (int m = v >> 5; m > 0 && seg < 7; m >>= 1) ++seg;
+  int seg = SegmentOf(v, 5);
   int mant = (seg == 0) ? (v >> 1) & 0x0F : (v >> seg) & 0x0F;
   return static_cast<uint8_t>((sign | (seg << 4) | mant) ^ 0x55);
 }
