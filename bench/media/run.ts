@@ -51,7 +51,9 @@ interface Row {
 
 async function measure(server: 'ours' | 'baseline', n: number, urlsFor: (port: number) => Promise<string[]>): Promise<Row> {
   const srv = child(server === 'ours' ? 'server-ours.ts' : 'server-baseline.ts');
-  const { port } = await nextMessage<{ port: number }>(srv, (m) => m?.type === 'ready');
+  const died = new Promise<never>((_, reject) => srv.once('exit', (code) => reject(new Error(`${server} server exited (${code})`))));
+  died.catch(() => {});
+  const { port } = await Promise.race([nextMessage<{ port: number }>(srv, (m) => m?.type === 'ready'), died]);
   const client = child('load-client.ts');
   await nextMessage(client, (m) => m?.type === 'ready');
   const urls = await urlsFor(port);
