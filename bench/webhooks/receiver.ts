@@ -48,6 +48,8 @@ process.on('message', (msg: { cmd: string }) => {
     latencies = [];
     ids.clear();
     process.send!({ cmd: 'reset' });
+  } else if (msg.cmd === 'count') {
+    process.send!({ cmd: 'count', count });
   } else if (msg.cmd === 'stats') {
     process.send!({ cmd: 'stats', count, unique: ids.size, bad, latencies });
   } else if (msg.cmd === 'exit') {

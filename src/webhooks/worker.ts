@@ -23,7 +23,7 @@ export interface WebhookWorkerOptions {
   overdueGraceMs?: number;
   /** Observes every attempt's outcome (tests, metrics). */
   onOutcome?: (deliveryId: string, outcome: Outcome) => void;
-  /** How long claims and successes wait to be written together (default 1 ms; 0 = one loop turn). */
+  /** How long claims and successes wait to be written together (default 1 ms, 0 at concurrency 1; 0 = one loop turn). */
   batchWindowMs?: number;
   /** Name resolution for deliveries (default: the system resolver); every answer is checked. */
   resolve?: Resolver;
@@ -56,7 +56,8 @@ export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOp
   const deps: ProcessorDeps = {
     ctx: wctx,
     sender,
-    store: batchingStore(wctx, opts.batchWindowMs ?? 1),
+    // One job at a time has nothing to batch with: do not make it wait.
+    store: batchingStore(wctx, opts.batchWindowMs ?? ((opts.concurrency ?? 16) > 1 ? 1 : 0)),
     timeoutMs,
     leaseMs: opts.leaseMs ?? timeoutMs + 15_000,
     openSecret: (sealed, aad) => {
