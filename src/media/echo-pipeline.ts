@@ -6,7 +6,7 @@ import { FRAME_MS, type OutputQueue } from './output-queue.js';
  * buffers are sized by it, so a 64 KiB message (allowed, rare) costs a few calls instead of
  * every call owning 64 KiB-sized buffers.
  */
-export const CHUNK_BYTES = 4096;
+export const CHUNK_BYTES = 2048;
 
 /**
  * Until the conversation engine lands, a call plays the caller's audio back: the native

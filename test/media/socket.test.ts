@@ -124,6 +124,10 @@ t.test('bad audio gets error frames; over 1 MiB closes 1009; a drop is a caller 
   t.same(c.text.map((f) => f.type), ['error', 'error', 'error']);
   t.match(String(c.text[0].message), /even/);
   t.match(String(c.text[1].message), /65536/);
+  // A valid message larger than the framer's chunk (200 ms at once) is echoed whole.
+  c.ws.send(sine(16000, 200));
+  await until(() => c.binary.length >= 9);
+  t.ok(c.binary.length <= 10);
   c.ws.send(Buffer.alloc(1024 * 1024 + 2));
   t.equal((await c.closed).code, 1009);
   await media.idle();
