@@ -150,8 +150,12 @@ async function run(urls: string[], warmupMs: number, measureMs: number): Promise
         measuring = true;
         windowStart = now;
         cpuStart = cpuMs();
+        process.send!({ type: 'measure-start' });
       }
-      if (now >= stopAt) return resolve();
+      if (now >= stopAt) {
+        process.send!({ type: 'measure-end' });
+        return resolve();
+      }
       setTimeout(step, Math.max(0, start + tick * (FRAME_MS / GROUPS) - performance.now()));
     };
     step();

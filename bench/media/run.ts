@@ -4,6 +4,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/env.js';
@@ -16,6 +17,7 @@ import { walletCredit } from '../../src/sessions/wallet.js';
 import { Keyring } from '../../src/shared/crypto/keyring.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { nextMessage, type ClientStats, type ServerStats } from './ipc.js';
+import { plotSvg } from './plot.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SIZES = (process.env.BENCH_SIZES ?? '100,500,1000,2000').split(',').map(Number);
@@ -47,6 +49,7 @@ interface Row {
   received_frames: number;
   client_cpu_percent: number;
   server_cpu_percent: number;
+  server_cpu_system_share: number;
 }
 
 async function measure(server: 'ours' | 'baseline', n: number, urlsFor: (port: number) => Promise<string[]>): Promise<Row> {
@@ -59,12 +62,14 @@ async function measure(server: 'ours' | 'baseline', n: number, urlsFor: (port: n
   const urls = await urlsFor(port);
   const idle = await stats(srv);
   const done = nextMessage<{ stats: ClientStats }>(client, (m) => m?.type === 'done');
+  // Sample the server over exactly the client's measuring window.
+  const started = nextMessage(client, (m) => m?.type === 'measure-start');
+  const ended = nextMessage(client, (m) => m?.type === 'measure-end');
   client.send({ cmd: 'start', urls, warmupMs: WARMUP_MS, measureMs: MEASURE_MS });
-  // Sample the server over the client's measuring window.
-  await new Promise((r) => setTimeout(r, WARMUP_MS + Math.ceil(n / 100) * 50));
+  await started;
   const before = await stats(srv);
   const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, MEASURE_MS - 500));
+  await ended;
   const after = await stats(srv);
   const windowS = (performance.now() - t0) / 1000;
   const c = (await done).stats;
@@ -85,6 +90,7 @@ async function measure(server: 'ours' | 'baseline', n: number, urlsFor: (port: n
     received_frames: c.receivedFrames,
     client_cpu_percent: round((c.cpuMs / c.windowMs) * 100, 1),
     server_cpu_percent: round((serverCpuMs / (windowS * 1000)) * 100, 1),
+    server_cpu_system_share: round((after.cpuSystemMs - before.cpuSystemMs) / serverCpuMs, 2),
   };
 }
 
@@ -93,6 +99,7 @@ const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 *
 const config = loadConfig(env);
 const ctx = await createContext(config, { log: createLogger('silent'), keyring: new Keyring([{ id: 'b', key: randomBytes(32) }]), redisPrefix });
 const rows: Row[] = [];
+const machine = { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? '', loadavg_at_start: loadavg().map((v) => round(v, 2)) };
 try {
   const account = await createAccount(ctx, `bench-${process.pid}@example.com`, 'bench password 123', true);
   const project = await createProject(ctx, account.id, 'bench');
@@ -144,5 +151,6 @@ for (const r of rows) {
 }
 const out = join(here, '..', 'results', 'media.json');
 mkdirSync(dirname(out), { recursive: true });
-writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, warmup_ms: WARMUP_MS, measure_ms: MEASURE_MS, rows }, null, 2)}\n`);
-console.log(`\nwrote ${out}`);
+writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, machine, loadavg_at_end: loadavg().map((v) => round(v, 2)), warmup_ms: WARMUP_MS, measure_ms: MEASURE_MS, rows }, null, 2)}\n`);
+writeFileSync(out.replace(/\.json$/, '.svg'), plotSvg(rows));
+console.log(`\nwrote ${out} and media.svg`);
