@@ -56,6 +56,7 @@ class MediaChannel {
   size_t maxFrames() const { return maxFrames_; }
 
  private:
+  static constexpr size_t kChunk = 2048;  // input samples decoded/resampled per pass
   ChannelConfig c_;
   Resampler rs_;
   bool resample_ = false;

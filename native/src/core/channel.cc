@@ -20,8 +20,8 @@ Status MediaChannel::Init(const ChannelConfig& c) {
   }
   const size_t maxIn = c.maxMessageBytes / 2;
   const size_t maxProc = maxIn * static_cast<size_t>(c.procRateHz) / c.inRateHz + 2;
-  pcm_.assign(maxIn, 0);
-  rsOut_.assign(maxProc, 0);
+  pcm_.assign(kChunk, 0);
+  rsOut_.assign(kChunk * static_cast<size_t>(c.procRateHz) / c.inRateHz + 2, 0);
   maxFrames_ = maxProc / frame_.frameSamples() + 2;
   out_.assign(maxFrames_ * frame_.frameSamples(), 0);
   prob_.assign(maxFrames_, 0.f);
@@ -60,20 +60,28 @@ Status MediaChannel::Process(const uint8_t* msg, size_t nBytes, ChannelResult* r
   if (nBytes & 1) return Status::kOddLength;
   if (nBytes > c_.maxMessageBytes) return Status::kOversized;
   if (nBytes > 0 && msg == nullptr) return Status::kInvalidArgument;
-  const size_t n = nBytes / 2;
-  for (size_t i = 0; i < n; ++i)
-    pcm_[i] = static_cast<int16_t>(static_cast<uint16_t>(msg[2 * i] | (msg[2 * i + 1] << 8)));
-  const int16_t* proc = pcm_.data();
-  size_t nProc = n;
-  if (resample_) {
-    Status s = rs_.Process(pcm_.data(), n, rsOut_.data(), rsOut_.size(), &nProc);
-    if (!Ok(s)) return s;
-    proc = rsOut_.data();
-  }
+  // Decode and resample in small chunks so the scratch buffers stay small;
+  // only the frame output is sized for a whole maximum message. After the
+  // checks above nothing below can fail (buffers are sized in Init).
+  const size_t n = nBytes / 2, fsz = frame_.frameSamples();
   size_t frames = 0;
-  Status s = frame_.PushSamples(proc, nProc, out_.data(), out_.size(), &frames);
-  if (!Ok(s)) return s;
-  const size_t fs = frame_.frameSamples(), rfs = refFrame_.size(), cap = refFifo_.size();
+  for (size_t o = 0; o < n; o += kChunk) {
+    const size_t k = std::min(kChunk, n - o);
+    const uint8_t* m = msg + 2 * o;
+    for (size_t i = 0; i < k; ++i)
+      pcm_[i] = static_cast<int16_t>(static_cast<uint16_t>(m[2 * i] | (m[2 * i + 1] << 8)));
+    const int16_t* proc = pcm_.data();
+    size_t nProc = k, got = 0;
+    if (resample_) {
+      Status s = rs_.Process(pcm_.data(), k, rsOut_.data(), rsOut_.size(), &nProc);
+      if (!Ok(s)) return s;
+      proc = rsOut_.data();
+    }
+    Status s = frame_.PushSamples(proc, nProc, out_.data() + frames * fsz, out_.size() - frames * fsz, &got);
+    if (!Ok(s)) return s;
+    frames += got;
+  }
+  const size_t fs = fsz, rfs = refFrame_.size(), cap = refFifo_.size();
   for (size_t f = 0; f < frames; ++f) {
     // Reference consumed in lockstep with the mic; missing audio is silence.
     const size_t take = std::min(rfs, refCount_), first = std::min(take, cap - refHead_);
