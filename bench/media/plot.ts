@@ -1,7 +1,7 @@
 // A small dependency-free SVG: CPU-ms per session-second and p99 jitter against N, ours vs baseline.
 
 export interface PlotRow {
-  server: 'ours' | 'baseline';
+  server: string;
   sessions: number;
   cpu_ms_per_session_second: number;
   jitter_p99_ms: number;

@@ -36,8 +36,11 @@ const stats = async (p: ChildProcess) => {
   return (await m).stats;
 };
 
+type ServerKind = 'ours' | 'baseline' | 'floor';
+const SERVERS = (process.env.BENCH_SERVERS ?? 'ours,baseline').split(',') as ServerKind[];
+
 interface Row {
-  server: 'ours' | 'baseline';
+  server: ServerKind;
   sessions: number;
   connected: number;
   cpu_ms_per_session_second: number;
@@ -52,8 +55,8 @@ interface Row {
   server_cpu_system_share: number;
 }
 
-async function measure(server: 'ours' | 'baseline', n: number, urlsFor: (port: number) => Promise<string[]>): Promise<Row> {
-  const srv = child(server === 'ours' ? 'server-ours.ts' : 'server-baseline.ts');
+async function measure(server: ServerKind, n: number, urlsFor: (port: number) => Promise<string[]>): Promise<Row> {
+  const srv = child(`server-${server}.ts`);
   const died = new Promise<never>((_, reject) => srv.once('exit', (code) => reject(new Error(`${server} server exited (${code})`))));
   died.catch(() => {});
   const { port } = await Promise.race([nextMessage<{ port: number }>(srv, (m) => m?.type === 'ready'), died]);
@@ -118,9 +121,9 @@ try {
     returning id`;
 
   for (const n of SIZES) {
-    for (const server of ['ours', 'baseline'] as const) {
+    for (const server of SERVERS) {
       const row = await measure(server, n, async (port) => {
-        if (server === 'baseline') return Array.from({ length: n }, (_, i) => `ws://127.0.0.1:${port}/stream?id=${i}`);
+        if (server !== 'ours') return Array.from({ length: n }, (_, i) => `ws://127.0.0.1:${port}/stream?id=${i}`);
         const urls: string[] = [];
         for (let i = 0; i < n; i += 50) {
           const batch = await Promise.all(

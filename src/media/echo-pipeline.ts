@@ -23,6 +23,8 @@ export class EchoPipeline {
   /** frameViews[k]: frame k of the framer output; prefixViews[k]: its first k frames. */
   private readonly frameViews: Int16Array[] = [];
   private readonly prefixViews: Int16Array[] = [];
+  /** Views of the resampler output by sample count, made on first use (a handful of sizes). */
+  private readonly resampledViews: Int16Array[] = [];
 
   constructor(readonly sampleRateIn: number, readonly sampleRateOut: number) {
     this.framer = new Framer({ sampleRateHz: sampleRateIn, frameMs: FRAME_MS, maxMessageBytes: CHUNK_BYTES });
@@ -56,8 +58,13 @@ export class EchoPipeline {
     const frames = this.framer.push(chunk);
     if (frames === 0) return 0;
     for (let k = 0; k < frames; k++) this.vad.process(this.frameViews[k]);
-    if (this.resampler) out.write(this.resampler.output, this.resampler.process(this.prefixViews[frames]));
-    else out.write(this.framer.output, frames * this.frameSamples);
+    if (this.resampler) {
+      const produced = this.resampler.process(this.prefixViews[frames]);
+      const view = (this.resampledViews[produced] ??= this.resampler.output.subarray(0, produced));
+      out.write(view, produced);
+    } else {
+      out.write(this.prefixViews[frames], frames * this.frameSamples);
+    }
     return frames;
   }
 

@@ -34,9 +34,13 @@ export class OutputQueue {
   write(src: Int16Array, count: number): void {
     const cap = this.ring.length;
     let w = this.writtenSamples % cap;
-    for (let i = 0; i < count; i++) {
-      this.ring[w] = src[i];
-      if (++w === cap) w = 0;
+    if (count === src.length && w + count <= cap) {
+      this.ring.set(src, w); // one memcpy: the usual case (whole frames, no wrap)
+    } else {
+      for (let i = 0; i < count; i++) {
+        this.ring[w] = src[i];
+        if (++w === cap) w = 0;
+      }
     }
     this.writtenSamples += count;
     // Keep one slot free for the frame being filled.

@@ -17,7 +17,7 @@ export interface SocketData {
 }
 
 /** Output waiting beyond this is dropped oldest-first: the client is not reading (backpressure). */
-export const OUTPUT_QUEUE_MS = 200;
+export const OUTPUT_QUEUE_MS = 400;
 
 /** Above this many bytes waiting in the socket, the pacer holds frames back (backpressure). */
 export const MAX_BUFFERED_BYTES = 64 * 1024;
