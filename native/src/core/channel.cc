@@ -41,6 +41,7 @@ void MediaChannel::Reset() {
 
 Status MediaChannel::PushReference(const int16_t* ref, size_t n) {
   if (n > 0 && ref == nullptr) return Status::kInvalidArgument;
+  if (n == 0) return Status::kOk;  // memcpy from a null pointer is UB even for 0 bytes
   const size_t cap = refFifo_.size();
   if (n > cap) { ref += n - cap; n = cap; }
   // Ring write in at most two contiguous pieces (no per-sample modulo).

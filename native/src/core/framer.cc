@@ -61,6 +61,7 @@ Status Framer::PushSamples(const int16_t* in, size_t n, int16_t* out, size_t out
   *framesOut = 0;
   if (frameSamples_ == 0) return Status::kInvalidArgument;
   if (n > 0 && in == nullptr) return Status::kInvalidArgument;
+  if (n == 0) return Status::kOk;  // memcpy from a null pointer is UB even for 0 bytes
   const size_t frames = (pending_ + n) / frameSamples_;
   if (frames * frameSamples_ > outCapSamples) return Status::kBufferTooSmall;
   size_t used = 0;
