@@ -1,6 +1,7 @@
 // Reference VADs for the benchmark: WebRTC VAD (@echogarden/fvad-wasm) and
 // Silero v5 on onnxruntime-node, fed like Silero's reference wrapper (each
 // 512-sample chunk at 16 kHz is preceded by the previous 64 samples).
+// @ts-expect-error: the package ships no type declarations
 import fvadFactory from '@echogarden/fvad-wasm';
 import ort from 'onnxruntime-node';
 

@@ -46,7 +46,7 @@ t.test('frames are exact and continuous for any split', async (t) => {
 t.test('ArrayBuffer messages (uWS) work like Buffers', async (t) => {
   const f = new Framer({ sampleRateHz: 16000, frameMs: 20 });
   const b = ramp(320);
-  t.equal(f.push(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)), 1);
+  t.equal(f.push(b.buffer.slice(b.byteOffset, b.byteOffset + b.length) as ArrayBuffer), 1);
   t.equal(f.output[5], b.readInt16LE(10));
 });
 
