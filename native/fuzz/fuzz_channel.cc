@@ -3,6 +3,9 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdlib>
+#include <map>
+#include <memory>
+#include <tuple>
 #include <vector>
 
 #include "vc/channel.h"
@@ -16,11 +19,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   c.procRateHz = fdp.ConsumeBool() ? 8000 : 16000;
   c.refRateHz = fdp.PickValueInArray(kRates);
   c.frameMs = fdp.PickValueInArray(kMs);
-  c.maxMessageBytes = fdp.ConsumeIntegralInRange<size_t>(2, 8192);
-  c.bargeIn.minDurationMs = fdp.ConsumeIntegralInRange<int>(0, 1000);
-  c.bargeIn.maxEchoDelayMs = fdp.ConsumeIntegralInRange<int>(0, 990);
-  vc::MediaChannel ch;
-  if (!vc::Ok(ch.Init(c))) abort();  // every config above is valid
+  static const size_t kMax[] = {2, 640, 4096, 8192};
+  static const int kMin[] = {0, 300, 1000}, kEcho[] = {0, 300, 990};
+  c.maxMessageBytes = fdp.PickValueInArray(kMax);
+  c.bargeIn.minDurationMs = fdp.PickValueInArray(kMin);
+  c.bargeIn.maxEchoDelayMs = fdp.PickValueInArray(kEcho);
+  // Init (filter design) dominates; reuse channels through Reset(), which
+  // must behave like a fresh Init.
+  using Key = std::tuple<int, int, int, int, size_t, int, int>;
+  static std::map<Key, std::unique_ptr<vc::MediaChannel>> cache;
+  const Key key(c.inRateHz, c.procRateHz, c.refRateHz, c.frameMs, c.maxMessageBytes, c.bargeIn.minDurationMs,
+                c.bargeIn.maxEchoDelayMs);
+  std::unique_ptr<vc::MediaChannel>& slot = cache[key];
+  if (!slot) {
+    slot.reset(new vc::MediaChannel);
+    if (!vc::Ok(slot->Init(c))) abort();  // every config above is valid
+  } else {
+    slot->Reset();
+  }
+  vc::MediaChannel& ch = *slot;
   size_t inSamples = 0, frames = 0;
   while (fdp.remaining_bytes() > 0) {
     if (fdp.ConsumeBool()) {

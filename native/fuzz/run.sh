@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang + ASan + UBSan and runs each for
 # RUNS inputs (default 1,000,000). Not part of npm test: `npm run fuzz`.
-# TARGETS="resampler" limits the run to some targets.
+# TARGETS="resampler" limits the run to some targets; MAX_TIME_S caps each run.
 set -euo pipefail
 cd "$(dirname "$0")"
 RUNS="${RUNS:-1000000}"
@@ -17,7 +17,7 @@ for t in ${TARGETS:-framer g711 resampler channel}; do
   "$CXX" "${FLAGS[@]}" "fuzz_$t.cc" "${CORE[@]}" -o "bin/fuzz_$t"
   mkdir -p "out/corpus_$t"
   echo "== fuzz_$t: running $RUNS inputs"
-  if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "bin/fuzz_$t" -runs="$RUNS" -max_len=8192 \
+  if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "bin/fuzz_$t" -runs="$RUNS" -max_len=8192 -max_total_time="${MAX_TIME_S:-0}" \
       -print_final_stats=1 -artifact_prefix="out/$t-" "out/corpus_$t" >"out/$t.log" 2>&1; then
     echo "fuzz_$t: OK $(grep -E 'stat::number_of_executed_units' "out/$t.log" | awk '{print $2}') inputs," \
       "$(grep -E 'stat::average_exec_per_sec' "out/$t.log" | awk '{print $2}') exec/s," \
