@@ -14,6 +14,7 @@ enum class ResamplerQuality : int {
   kLow = 0,      // ~60 dB stopband, passband to 0.80 x lower Nyquist
   kDefault = 1,  // >=80 dB stopband, <=0.1 dB ripple to 0.90 x lower Nyquist
   kHigh = 2,     // ~100 dB stopband, passband to 0.92 x lower Nyquist
+  kFast = 3,     // 0.9 passband, >=80 dB from 1.1 x Nyquist (aliases only in 0.9-1.0)
 };
 
 class Resampler {
@@ -51,7 +52,7 @@ class Resampler {
   int phase_ = 0;
   bool vertical_ = false;  // small ratio: vectorise across outputs
   size_t streamLen_ = 0;
-  std::vector<float> streams_, vy_, vout_;
+  std::vector<float> streams_, vy_;
   long long totalIn_ = 0, totalOut_ = 0;
 };
 

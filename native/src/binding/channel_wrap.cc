@@ -39,7 +39,7 @@ class ChannelWrap : public Napi::ObjectWrap<ChannelWrap> {
     c.frameMs = IntProp(o, "frameMs", c.frameMs);
     c.maxMessageBytes = static_cast<size_t>(NumProp(o, "maxMessageBytes", 65536));
     const int q = IntProp(o, "quality", 1);
-    if (q < 0 || q > 2) { ThrowStatus(env, vc::Status::kInvalidArgument); return; }
+    if (q < 0 || q > 3) { ThrowStatus(env, vc::Status::kInvalidArgument); return; }
     c.quality = static_cast<vc::ResamplerQuality>(q);
     c.vad = VadOpts(o.Get("vad"));
     c.bargeIn = BargeInOpts(o.Get("bargeIn"));
