@@ -1,5 +1,9 @@
 // One timer for every call on this node: each tick sends each call the frames it is due, so
 // output runs at real time with a bounded lead, whatever the number of calls.
+//
+// Under heavy socket traffic the event loop can run Node timers only every few hundred ms
+// (measured: uWS keeps the loop in its poll phase), so incoming messages also `poke` the
+// pacer: whichever comes first, the timer or a message, runs the tick once it is due.
 
 export const PACER_TICK_MS = 5;
 /** Audio sent ahead of real time; the contract allows at most 200 ms. */
@@ -13,6 +17,7 @@ export interface Paced {
 export class Pacer {
   private readonly members = new Set<Paced>();
   private timer: NodeJS.Timeout | null = null;
+  private lastTickMs = 0;
 
   constructor(private readonly now: () => number, private readonly tickMs = PACER_TICK_MS) {}
 
@@ -33,10 +38,19 @@ export class Pacer {
     return this.members.size;
   }
 
+  /** Runs the tick if one is due; called from socket callbacks. */
+  poke(nowMs: number): void {
+    if (nowMs - this.lastTickMs >= this.tickMs) this.run(nowMs);
+  }
+
   private readonly tick = (): void => {
-    const nowMs = this.now();
-    for (const p of this.members) p.pace(nowMs);
+    this.run(this.now());
   };
+
+  private run(nowMs: number): void {
+    this.lastTickMs = nowMs;
+    for (const p of this.members) p.pace(nowMs);
+  }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);

@@ -104,6 +104,7 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
 
     message: (ws, message, isBinary) => {
       ws.getUserData().session?.onMessage(message, isBinary);
+      pacer.poke(performance.now());
     },
 
     close: (ws) => {
