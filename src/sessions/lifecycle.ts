@@ -38,14 +38,15 @@ export async function activateSession(ctx: AppContext, sessionId: string, token:
   if (isDraining(ctx)) return refuse(CloseCode.restarting, 'service restarting');
   if (!UUID.test(sessionId)) return refuse(CloseCode.unknownSession, 'unknown session');
   let expiredUnused = false;
+  let pipelineDown = false;
   const result = await ctx.sql.begin(async (tx): Promise<Activation> => {
     const row = await getSessionById(tx, sessionId, true);
     if (!row) return refuse(CloseCode.unknownSession, 'unknown session');
     if (row.token_used_at) return refuse(CloseCode.badToken, 'token already used');
     const tokenOk = !!token && row.token_hash !== null && safeEqual(sha256Hex(token), row.token_hash);
-    // A settled-unused session has no token hash left; its URL is reported as expired.
-    if (row.status === 'failed' && row.end_reason === 'not_connected') return refuse(CloseCode.expired, 'ws_url expired');
     if (!tokenOk) return refuse(CloseCode.badToken, 'bad token');
+    // The token is right but unused: say why the session cannot be joined.
+    if (row.status === 'failed' && row.end_reason === 'not_connected') return refuse(CloseCode.expired, 'ws_url expired');
     const now = ctx.clock.now();
     if (row.status !== 'created') return refuse(CloseCode.notConnectable, 'session is not connectable');
     if (row.token_expires_at && now >= row.token_expires_at) {
@@ -56,7 +57,10 @@ export async function activateSession(ctx: AppContext, sessionId: string, token:
     if (!agent || !agent.is_active) return refuse(CloseCode.notConnectable, 'agent is not active');
     const snapshot = row.pipeline_snapshot as Record<string, { account_id: string }>;
     const accounts = await loadStageAccounts(tx, row.project_id, stageAccountIds(snapshot));
-    if (!stagesVerified({ pipeline_config: snapshot }, accounts)) return refuse(CloseCode.pipelineUnavailable, 'provider pipeline unavailable');
+    if (!stagesVerified({ pipeline_config: snapshot }, accounts)) {
+      pipelineDown = true;
+      return refuse(CloseCode.pipelineUnavailable, 'provider pipeline unavailable');
+    }
     // The slot taken at admission normally still stands; if its lease lapsed, take one again.
     const [project] = await tx<{ max_concurrent_sessions: number }[]>`select max_concurrent_sessions from projects where id = ${row.project_id}`;
     const slot = await takeSlot(ctx, row.project_id, row.id, project.max_concurrent_sessions, now.getTime() + ACTIVE_SLOT_LEASE_MS);
@@ -70,6 +74,8 @@ export async function activateSession(ctx: AppContext, sessionId: string, token:
     return { ok: true, session: active };
   });
   if (expiredUnused) await endSession(ctx, sessionId, { outcome: 'failed', endReason: 'not_connected' });
+  // The pipeline cannot start (contract §5: created → failed): free the hold and slot now.
+  if (pipelineDown) await endSession(ctx, sessionId, { outcome: 'failed', endReason: 'provider_error' });
   return result;
 }
 

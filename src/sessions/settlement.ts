@@ -49,8 +49,7 @@ export async function endSession(ctx: AppContext, sessionId: string, signal: End
       update voice_sessions set
         status = ${status}, ended_at = ${now}, end_reason = ${signal.endReason},
         media_disconnected_at = ${disconnectedAt}, connected_seconds = ${connectedSeconds},
-        cost_nano_usd = ${cost.toString()}, settled_at = ${now},
-        token_hash = null, lease_expires_at = null
+        cost_nano_usd = ${cost.toString()}, settled_at = ${now}, lease_expires_at = null
       where id = ${sessionId} returning *`;
     await releaseAndCharge(tx, row.project_id, sessionId, row.hold_nano_usd, cost, now);
     // The call event is an outbox row of this same transaction: settled ⇔ event recorded.

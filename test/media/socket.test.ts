@@ -101,6 +101,8 @@ t.test('refusals use the spec close codes', async (t) => {
   const s4 = await admit(h, tenant.machine, { agent_id: a3.agentId });
   await h.ctx.sql`update provider_accounts set status = 'invalid' where id = ${a3.accountIds[1]}`;
   t.equal(await codeOf(mediaUrl(s4.ws_url, media.port)), 4453, 'provider pipeline unavailable');
+  t.same({ ...(await h.ctx.sql`select status, end_reason from voice_sessions where id = ${s4.session.id}`)[0] }, { status: 'failed', end_reason: 'provider_error' });
+  t.equal(await codeOf(mediaUrl(s4.ws_url, media.port)), 4409, 'an ended session is not connectable');
 
   // The slot of an admitted session lapsed and the project filled up meanwhile.
   const other = await createTenant(h);
