@@ -16,7 +16,7 @@ import { emitCallEvent, kickDeliveries, startWebhookWorkers, type DueDelivery } 
 
 const here = dirname(fileURLToPath(import.meta.url));
 // "processes x concurrency": one worker in this process, or N worker processes (scale-out).
-const RUNS = (process.env.BENCH_RUNS ?? '1x1,1x4,1x16,2x16').split(',').map((r) => {
+const RUNS = (process.env.BENCH_RUNS ?? '1x1,1x4,1x16,1x64,2x16,2x64').split(',').map((r) => {
   const [processes, concurrency] = r.split('x').map(Number);
   return { processes, concurrency };
 });

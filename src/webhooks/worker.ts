@@ -11,7 +11,7 @@ import { batchingStore } from './store.js';
 import { startSweeper } from './sweeper.js';
 
 export interface WebhookWorkerOptions {
-  /** Deliveries in flight at once in this process (default 16). */
+  /** Deliveries in flight at once in this process (default 64: most of an attempt is waiting on the network). */
   concurrency?: number;
   /** Per-attempt HTTP deadline (default 15 s; the contract's). */
   timeoutMs?: number;
@@ -58,7 +58,7 @@ export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOp
     sender,
     // Measured (bench:webhooks): a 1 ms window halves the CPU per delivery at concurrency 16,
     // but at low concurrency there is too little to batch and the wait only adds latency.
-    store: batchingStore(wctx, opts.batchWindowMs ?? ((opts.concurrency ?? 16) >= 8 ? 1 : 0)),
+    store: batchingStore(wctx, opts.batchWindowMs ?? ((opts.concurrency ?? 64) >= 8 ? 1 : 0)),
     timeoutMs,
     leaseMs: opts.leaseMs ?? timeoutMs + 15_000,
     openSecret: (sealed, aad) => {
@@ -94,7 +94,7 @@ export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOp
         );
       }
     },
-    { connection: redis, prefix: bullPrefix(ctx), concurrency: opts.concurrency ?? 16, removeOnComplete: { count: 0 }, removeOnFail: { count: 0 } },
+    { connection: redis, prefix: bullPrefix(ctx), concurrency: opts.concurrency ?? 64, removeOnComplete: { count: 0 }, removeOnFail: { count: 0 } },
   );
   worker.on('error', (err) => ctx.log.warn({ err: { message: err.message } }, 'webhook worker error'));
   worker.on('failed', (job, err) => ctx.log.warn({ job_id: job?.id, err: { message: err.message } }, 'webhook job failed'));
