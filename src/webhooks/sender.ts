@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { assertDeliverableUrl, BlockedDestinationError, createSafeLookup, type Resolver } from './ssrf.js';
+import { assertDeliverableUrl, BlockedDestinationError, createSafeLookup, type Resolver } from '../shared/net/address-policy.js';
 
 // One HTTP POST per attempt. Redirects are never followed (undici's `request` follows none
 // without the redirect interceptor), so a 3xx is reported as the failure it is.
@@ -40,7 +40,7 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
 
 function isBlocked(err: unknown): err is Error {
   for (let e = err as { code?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (e instanceof BlockedDestinationError || e.code === 'VC_ERR_WEBHOOK_DESTINATION_BLOCKED') return true;
+    if (e instanceof BlockedDestinationError || e.code === 'VC_ERR_DESTINATION_BLOCKED') return true;
   }
   return false;
 }

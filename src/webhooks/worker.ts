@@ -6,7 +6,7 @@ import type { Sql } from '../db/sql.js';
 import { processDelivery, DELIVERY_TIMEOUT_MS, type Outcome, type ProcessorDeps } from './processor.js';
 import { bullPrefix, DELIVERY_QUEUE, DeliveryJobData, enqueueDeliveries } from './queue.js';
 import { createSender } from './sender.js';
-import type { Resolver } from './ssrf.js';
+import type { Resolver } from '../shared/net/address-policy.js';
 import { batchingStore } from './store.js';
 import { startSweeper } from './sweeper.js';
 

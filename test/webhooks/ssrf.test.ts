@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { createTenant } from '../helpers/fixtures.js';
-import { blockedReason, createSafeLookup, safeLookup, type Resolver } from '../../src/webhooks/ssrf.js';
+import { blockedReason, createSafeLookup, safeLookup, type Resolver } from '../../src/shared/net/address-policy.js';
 import { webhookUrlProblem } from '../../src/control/schemas/webhooks.js';
 import { createSender } from '../../src/webhooks/sender.js';
 import { emitCallEvent, kickDeliveries, startWebhookWorkers } from '../../src/webhooks/index.js';

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { fetch } from 'undici';
 import { isPrivateAddress } from '../../providers/url.js';
-import { networkDetail, publicOnlyDispatcher } from './http.js';
+import { networkDetail, parseJson, publicOnlyDispatcher, readCapped } from '../../shared/net/outbound-http.js';
 
 // Twilio's 2010-04-01 REST API, the two calls we make: fetch the Account (verification) and
 // create a Call. Requests are form-encoded with HTTP basic auth (Account SID : Auth Token);
@@ -11,7 +11,6 @@ import { networkDetail, publicOnlyDispatcher } from './http.js';
 export const TWILIO_API_BASE_URL = 'https://api.twilio.com';
 export const ACCOUNT_SID_PATTERN = /^AC[0-9a-fA-F]{32}$/;
 export const DEFAULT_TWILIO_TIMEOUT_MS = 8000;
-const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface TwilioCredentials {
   accountSid: string;
@@ -128,32 +127,6 @@ export function callForm(p: Omit<CreateCallParams, 'signal'>): URLSearchParams {
   if (p.timeoutSeconds !== undefined) form.append('Timeout', String(p.timeoutSeconds));
   if (p.timeLimitSeconds !== undefined) form.append('TimeLimit', String(p.timeLimitSeconds));
   return form;
-}
-
-async function readCapped(body: ReadableStream<Uint8Array> | null): Promise<string> {
-  if (!body) return '';
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      break;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function kindOf(status: number): TwilioErrorKind {

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { EVENT_TYPES } from '../../webhooks/events.js';
-import { blockedReason, isLocalHostName } from '../../webhooks/ssrf.js';
+import { blockedReason, isLocalHostName } from '../../shared/net/address-policy.js';
 import { queryBool, queryInt, paging } from '../validation.js';
 
 /** Why `raw` cannot be a webhook URL, or null. Resolved addresses are checked again at delivery. */

@@ -1,6 +1,6 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, fetch } from 'undici';
+import { fetch } from 'undici';
+import { networkDetail, parseJson, publicOnlyDispatcher, readCapped } from '../../shared/net/outbound-http.js';
 import { isPrivateAddress } from '../url.js';
 
 // One live, cheap, read-only call to a provider (listing models, projects or the user) that
@@ -43,25 +43,6 @@ export interface ProbeSpec {
 }
 
 export const DEFAULT_TIMEOUT_MS = 8000;
-const MAX_BODY_BYTES = 1024 * 1024;
-
-// When private addresses are not allowed, the check happens at connect time on the very
-// addresses the socket will use, so DNS cannot be changed between a check and the call.
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-function publicOnlyLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
-  dnsLookup(hostname, { all: true }, (err, addresses) => {
-    if (err) return callback(err, []);
-    if (addresses.length === 0 || addresses.some((a) => isPrivateAddress(a.address))) {
-      const refused = Object.assign(new Error(`${hostname} resolves to a private address`), { code: 'EPRIVATE' });
-      return callback(refused, []);
-    }
-    if (options.all) return callback(null, addresses);
-    callback(null, addresses[0].address, addresses[0].family);
-  });
-}
-
-let publicAgent: Agent | undefined;
-const agent = () => (publicAgent ??= new Agent({ connect: { lookup: publicOnlyLookup as never } }));
 
 /** base_url + path; a base_url that already ends in /v1 is not given a second /v1. */
 export function joinUrl(base: string, path: string): string {
@@ -70,57 +51,6 @@ export function joinUrl(base: string, path: string): string {
 }
 
 const SAFE_CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
-
-function networkDetail(err: unknown, host: string, timeoutMs: number): string {
-  const e = err as { name?: string; code?: string; cause?: { code?: string; name?: string } };
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || e?.cause?.name === 'TimeoutError') {
-    return `${host} did not answer within ${Math.round(timeoutMs / 100) / 10} s`;
-  }
-  const code = e?.cause?.code ?? e?.code ?? '';
-  switch (code) {
-    case 'ECONNREFUSED':
-      return `could not connect to ${host}: connection refused`;
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return `could not resolve ${host}`;
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-      return `${host} closed the connection`;
-    case 'EPRIVATE':
-      return `${host} resolves to a private address, which is not allowed`;
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'ETIMEDOUT':
-      return `${host} did not answer within ${Math.round(timeoutMs / 100) / 10} s`;
-  }
-  if (/CERT|TLS|SSL/i.test(code)) return `TLS error talking to ${host} (${code})`;
-  return `network error talking to ${host}${SAFE_CODE.test(code) ? ` (${code})` : ''}`;
-}
-
-async function readCapped(res: { body: ReadableStream<Uint8Array> | null }): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      break;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 function scrub(detail: string, apiKey: string): string {
   return apiKey.length >= 4 ? detail.split(apiKey).join('[redacted]') : detail;
@@ -144,11 +74,11 @@ export async function probe(spec: ProbeSpec, target: VerifyTarget): Promise<Veri
         headers: { accept: 'application/json', 'user-agent': 'voice-agent-service/1', ...spec.headers(target.apiKey) },
         redirect: 'manual',
         signal: AbortSignal.timeout(timeoutMs),
-        ...(target.allowPrivate ? {} : { dispatcher: agent() }),
+        ...(target.allowPrivate ? {} : { dispatcher: publicOnlyDispatcher() }),
       });
-      text = await readCapped(res as never);
+      text = await readCapped(res.body as ReadableStream<Uint8Array> | null);
     } catch (err) {
-      return { status: 'invalid', detail: networkDetail(err, host, timeoutMs) };
+      return { status: 'invalid', detail: networkDetail(err, host, timeoutMs).detail };
     }
     const body = parseJson(text);
     const rawCode = body === undefined ? undefined : spec.errorCode(body);

@@ -1,12 +1,13 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 
-// Server-side request forgery guard for webhook deliveries. A customer controls the URL, so
-// every address the host resolves to must be public unicast, and the socket must connect to
-// exactly the address that was checked (no second resolution an attacker could rebind).
+// Server-side request forgery guard for every outbound call to an address a customer chose
+// (webhook receivers, provider base_url, carrier base_url): every address the host resolves to
+// must be public unicast, and the socket must connect to exactly the address that was checked
+// (no second resolution an attacker could rebind).
 
 export class BlockedDestinationError extends Error {
-  readonly code = 'VC_ERR_WEBHOOK_DESTINATION_BLOCKED';
+  readonly code = 'VC_ERR_DESTINATION_BLOCKED';
 }
 
 interface Range {
