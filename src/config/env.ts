@@ -26,6 +26,8 @@ const EnvSchema = z.object({
     .pipe(z.array(z.enum(['api', 'media', 'worker'])).min(1)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().default('.data'),
+  /** `echo` plays the caller back instead of running the agent (media load tests). */
+  MEDIA_PIPELINE: z.enum(['agent', 'echo']).default('agent'),
   DRAIN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
 });
 

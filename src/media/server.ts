@@ -3,12 +3,16 @@ import { performance } from 'node:perf_hooks';
 import uWS from 'uWebSockets.js';
 import type { AppContext } from '../app-context.js';
 import { isDraining, markDraining } from '../sessions/draining.js';
-import { activateSession, CloseCode, NODE_LEASE_RENEW_MS, renewNodeLease } from '../sessions/lifecycle.js';
+import { activateSession, CloseCode, NODE_LEASE_RENEW_MS, renewNodeLease, type RefusalCode } from '../sessions/lifecycle.js';
 import { endSession, type EndSignal } from '../sessions/settlement.js';
 import { ACTIVE_SLOT_LEASE_MS, renewSlots } from '../sessions/slots.js';
+import type { TranscriptEntry } from '../webhooks/index.js';
+import { BrowserTransport, type SocketData } from './browser-transport.js';
 import { UWS_MAX_PAYLOAD_BYTES } from './control-frames.js';
 import { Pacer } from './pacer.js';
-import { VoiceSession, type SocketData } from './voice-session.js';
+import { openPipeline, PipelineUnavailable, type PipelineKind } from './pipelines.js';
+import type { MediaTransport } from './transport.js';
+import { VoiceSession } from './voice-session.js';
 
 export interface MediaServer {
   port: number;
@@ -24,6 +28,22 @@ export interface MediaServerOptions {
   port: number;
   host: string;
   nodeId?: string;
+  /** `agent` runs the conversation engine; `echo` plays the caller back (load tests). Default: MEDIA_PIPELINE. */
+  pipeline?: PipelineKind;
+  /** Routes of other transports (carrier media streams) on the same app. */
+  routes?: ((app: uWS.TemplatedApp, calls: CallStarter) => void)[];
+}
+
+export type CallStart = { ok: true; session: VoiceSession } | { ok: false; code: RefusalCode | 1011; reason: string };
+
+/** How a transport turns an authorised connection into a running call. */
+export interface CallStarter {
+  /** Activates the session (single-use token) and builds its pipeline; the call starts on `attach`. */
+  start(activate: () => ReturnType<typeof activateSession>): Promise<CallStart>;
+  /** The transport is open: pacing and the conversation begin. */
+  attach(session: VoiceSession, transport: MediaTransport): void;
+  /** Ends a started call whose transport never opened (the client left during activation). */
+  abandon(session: VoiceSession): void;
 }
 
 /**
@@ -37,15 +57,55 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
   const sessions = new Map<string, VoiceSession>();
   const settling = new Set<Promise<unknown>>();
   const pacer = new Pacer(() => performance.now());
+  const kind: PipelineKind = opts.pipeline ?? ctx.config.MEDIA_PIPELINE;
+  const now = () => performance.now();
+
+  const settle = (sessionId: string, signal: EndSignal, transcript: TranscriptEntry[]) => {
+    const p = endSession(ctx, sessionId, { ...signal, disconnectedAt: ctx.clock.now(), transcript } as EndSignal)
+      .catch((err) => log.error({ err, session_id: sessionId }, 'settlement failed; the sweeper will settle it'))
+      .finally(() => settling.delete(p));
+    settling.add(p);
+  };
 
   const hooks = {
-    ended(session: VoiceSession, signal: EndSignal) {
+    ended(session: VoiceSession, signal: EndSignal, transcript: TranscriptEntry[]) {
       sessions.delete(session.id);
       pacer.delete(session);
-      const p = endSession(ctx, session.id, { ...signal, disconnectedAt: ctx.clock.now() })
-        .catch((err) => log.error({ err, session_id: session.id }, 'settlement failed; the sweeper will settle it'))
-        .finally(() => settling.delete(p));
-      settling.add(p);
+      settle(session.id, signal, transcript);
+    },
+    kick(session: VoiceSession) {
+      session.pace(now());
+    },
+  };
+
+  const calls: CallStarter = {
+    async start(activate) {
+      const act = await activate();
+      if (!act.ok) return act;
+      let pipeline;
+      try {
+        pipeline = await openPipeline(ctx, act.session, kind, log);
+      } catch (err) {
+        // The pipeline cannot start: the call fails at once with nothing billed (connected 0 s).
+        const unavailable = err instanceof PipelineUnavailable;
+        if (!unavailable) log.error({ err, session_id: act.session.id }, 'call pipeline failed');
+        else log.warn({ session_id: act.session.id, reason: err.message }, 'provider pipeline unavailable');
+        settle(act.session.id, { outcome: 'failed', endReason: unavailable ? 'provider_error' : 'service_error', disconnectedAt: ctx.clock.now() }, []);
+        return unavailable
+          ? { ok: false, code: CloseCode.pipelineUnavailable, reason: 'provider pipeline unavailable' }
+          : { ok: false, code: 1011, reason: 'internal error' };
+      }
+      const session = new VoiceSession(act.session, now(), pipeline, hooks, log, now);
+      sessions.set(session.id, session);
+      return { ok: true, session };
+    },
+    attach(session, transport) {
+      pacer.add(session);
+      session.attach(transport);
+    },
+    abandon(session) {
+      sessions.delete(session.id);
+      session.onClose();
     },
   };
 
@@ -71,21 +131,16 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
         if (aborted) return;
         res.cork(() => res.upgrade<SocketData>(data, key, protocol, extensions, context));
       };
-      activateSession(ctx, sessionId, token, nodeId).then(
-        (act) => {
-          if (!act.ok) return upgrade({ session: null, refusal: { code: act.code, reason: act.reason } });
-          if (aborted) {
-            // The client left during activation: the call ends at once, with nothing connected.
-            void endSession(ctx, act.session.id, { outcome: 'completed', endReason: 'caller_hangup' }).catch(() => {});
-            return;
-          }
-          const session = new VoiceSession(act.session, performance.now(), hooks, log);
-          sessions.set(session.id, session);
-          upgrade({ session, refusal: null });
+      calls.start(() => activateSession(ctx, sessionId, token, nodeId)).then(
+        (started) => {
+          if (!started.ok) return upgrade({ session: null, transport: null, refusal: { code: started.code, reason: started.reason } });
+          // The client left during activation: the call ends at once, as a hang-up.
+          if (aborted) return calls.abandon(started.session);
+          upgrade({ session: started.session, transport: null, refusal: null });
         },
         (err) => {
           log.error({ err }, 'media activation failed');
-          upgrade({ session: null, refusal: { code: 1011, reason: 'internal error' } });
+          upgrade({ session: null, transport: null, refusal: { code: 1011, reason: 'internal error' } });
         },
       );
     },
@@ -98,12 +153,13 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
         ws.end(r.code, r.reason);
         return;
       }
-      data.session.attach(ws);
-      pacer.add(data.session);
+      const row = data.session.row;
+      data.transport = new BrowserTransport(ws, data.session, row.encoding, row.sample_rate_in, row.sample_rate_out);
+      calls.attach(data.session, data.transport);
     },
 
     message: (ws, message, isBinary) => {
-      ws.getUserData().session?.onMessage(message, isBinary);
+      ws.getUserData().transport?.onMessage(message, isBinary);
       pacer.poke(performance.now());
     },
 
@@ -111,9 +167,11 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
       const data = ws.getUserData();
       const session = data.session;
       data.session = null;
+      data.transport = null;
       session?.onClose();
     },
   });
+  for (const route of opts.routes ?? []) route(app, calls);
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
     app.listen(opts.host, opts.port, (s) => (s ? resolve(s) : reject(new Error(`media socket cannot listen on ${opts.host}:${opts.port}`))));

@@ -1,43 +1,37 @@
-import { performance } from 'node:perf_hooks';
-import type { WebSocket } from 'uWebSockets.js';
 import type { SessionRow } from '../db/repos/voice-sessions.js';
 import type { EndReason, EndSignal } from '../sessions/settlement.js';
+import type { TranscriptEntry } from '../webhooks/index.js';
 import { CloseCode } from '../sessions/lifecycle.js';
-import { Frames, MAX_AUDIO_MESSAGE_BYTES, MAX_SOCKET_MESSAGE_BYTES } from './control-frames.js';
-import { EchoPipeline } from './echo-pipeline.js';
-import { NativeError } from './native.js';
-import { OpusCodec } from './opus-codec.js';
-import { FRAME_MS, OutputQueue } from './output-queue.js';
+import type { CallHost, CallPipeline } from './call-pipeline.js';
+import { Frames } from './control-frames.js';
+import { NativeError, type PcmMessage } from './native.js';
+import { FRAME_MS } from './output-queue.js';
 import { PACE_LEAD_MS, type Paced } from './pacer.js';
-
-/** What uWS keeps per socket: only a pointer to our session, cleared on close. */
-export interface SocketData {
-  session: VoiceSession | null;
-  refusal: { code: number; reason: string } | null;
-}
-
-/** Output waiting beyond this is dropped oldest-first: the client is not reading (backpressure). */
-export const OUTPUT_QUEUE_MS = 400;
+import type { MediaTransport } from './transport.js';
 
 /** Above this many bytes waiting in the socket, the pacer holds frames back (backpressure). */
 export const MAX_BUFFERED_BYTES = 64 * 1024;
 
 export interface SessionHooks {
-  /** Called once, after the socket closed, with how the call ended. */
-  ended(session: VoiceSession, signal: EndSignal): void;
+  /** Called once, after the transport closed, with how the call ended and its transcript. */
+  ended(session: VoiceSession, signal: EndSignal, transcript: TranscriptEntry[]): void;
+  /** Output is available now: run this session's pacing at once. */
+  kick(session: VoiceSession): void;
+}
+
+interface Log {
+  warn: (o: object, m: string) => void;
 }
 
 /**
- * One call on this node. It owns every piece of call state; uWS callbacks only forward to
- * it, and none of its socket-facing methods throw.
+ * One call on this node, whatever its transport. It owns the call's state: the pipeline that
+ * produces audio, the pacing clock and the end of the call. Transport callbacks only forward
+ * to it, and none of its transport-facing methods throw.
  */
 export class VoiceSession implements Paced {
   readonly id: string;
   readonly projectId: string;
-  private ws: WebSocket<SocketData> | null = null;
-  private readonly pipeline: EchoPipeline;
-  private readonly queue: OutputQueue;
-  private readonly opus: OpusCodec | null;
+  private transport: MediaTransport | null = null;
   /** Monotonic ms at which the audio sent so far finishes playing. */
   private playheadMs = 0;
   private readonly endAtMs: number;
@@ -46,146 +40,171 @@ export class VoiceSession implements Paced {
   framesIn = 0;
   framesOut = 0;
   private pacingNowMs = 0;
+  private readonly host: CallHost;
 
-  constructor(row: SessionRow, startedAtMs: number, private readonly hooks: SessionHooks, private readonly log: { warn: (o: object, m: string) => void }) {
+  constructor(
+    readonly row: SessionRow,
+    private readonly startedAtMs: number,
+    private readonly pipeline: CallPipeline,
+    private readonly hooks: SessionHooks,
+    private readonly log: Log,
+    private readonly now: () => number,
+  ) {
     this.id = row.id;
     this.projectId = row.project_id;
-    this.pipeline = new EchoPipeline(row.sample_rate_in, row.sample_rate_out);
-    this.queue = new OutputQueue(row.sample_rate_out, OUTPUT_QUEUE_MS);
-    this.opus = row.encoding === 'opus' ? new OpusCodec(row.sample_rate_in, row.sample_rate_out) : null;
     this.endAtMs = startedAtMs + row.max_duration_seconds * 1000;
+    this.host = {
+      sendControl: (frame) => this.sendControl(frame),
+      clearPlayback: () => this.clearPlayback(),
+      end: (outcome, reason) => this.end(outcome, reason, CloseCode.normal),
+      kick: () => this.hooks.kick(this),
+      leadMs: () => Math.max(0, this.playheadMs - this.now()),
+    };
   }
 
-  attach(ws: WebSocket<SocketData>): void {
-    this.ws = ws;
-  }
-
-  get droppedFrames(): number {
-    return this.queue.droppedFrames;
-  }
-
-  onMessage(message: ArrayBuffer, isBinary: boolean): void {
-    if (this.closed || this.endSignal) return;
-    if (message.byteLength > MAX_SOCKET_MESSAGE_BYTES) {
-      // Too big for any frame: the caller's client is broken; the call ends as a hang-up.
-      this.endSignal = { outcome: 'completed', endReason: 'caller_hangup' };
-      this.ws?.end(CloseCode.tooBig, 'message too big');
-      return;
-    }
+  /** The transport is open: the call starts (greeting, timers). */
+  attach(transport: MediaTransport): void {
+    this.transport = transport;
     try {
-      if (isBinary) this.onAudio(message);
-      else this.onControl(message);
+      this.pipeline.start(this.host);
     } catch (err) {
-      this.log.warn({ err, session_id: this.id }, 'media message failed');
+      this.log.warn({ err, session_id: this.id }, 'call pipeline failed to start');
       this.end('failed', 'service_error', 1011);
     }
   }
 
-  private onAudio(message: ArrayBuffer): void {
-    if (this.opus) {
-      let pcm: Buffer;
-      try {
-        pcm = this.opus.decode(message);
-      } catch {
-        this.sendText(Frames.badOpus);
+  get droppedFrames(): number {
+    return this.pipeline.droppedFrames;
+  }
+
+  /** Monotonic ms the call started at (media connect). */
+  get startedAt(): number {
+    return this.startedAtMs;
+  }
+
+  get ending(): boolean {
+    return this.closed || this.endSignal !== null;
+  }
+
+  /** Caller PCM16LE at sample_rate_in (already decoded by the transport). */
+  onAudio(pcm: PcmMessage): void {
+    if (this.ending) return;
+    try {
+      this.framesIn += this.pipeline.pushAudio(pcm);
+    } catch (err) {
+      if (err instanceof NativeError) {
+        this.sendText(err.code.includes('ODD') ? Frames.oddLength : Frames.tooLarge);
         return;
       }
-      this.framesIn += this.pipeline.push(pcm, this.queue);
-      this.pace(performance.now());
-      return;
-    }
-    const bytes = message.byteLength;
-    if (bytes > MAX_AUDIO_MESSAGE_BYTES) return this.sendText(Frames.tooLarge);
-    if (bytes & 1) return this.sendText(Frames.oddLength);
-    try {
-      this.framesIn += this.pipeline.push(message, this.queue);
-    } catch (err) {
-      if (!(err instanceof NativeError)) throw err;
-      this.sendText(err.code.includes('ODD') ? Frames.oddLength : Frames.tooLarge);
+      this.log.warn({ err, session_id: this.id }, 'media message failed');
+      this.end('failed', 'service_error', 1011);
       return;
     }
     // Output that is due goes out now, inside this callback's cork, rather than at the next
     // tick: the shared timer only picks up what the lead held back.
-    this.pace(performance.now());
+    this.pace(this.now());
   }
 
-  private onControl(message: ArrayBuffer): void {
-    let frame: unknown;
+  onDtmf(digit: string): void {
+    if (this.ending) return;
     try {
-      frame = JSON.parse(Buffer.from(message).toString('utf8'));
-    } catch {
-      frame = null;
+      this.pipeline.onDtmf(digit);
+    } catch (err) {
+      this.log.warn({ err, session_id: this.id }, 'dtmf handling failed');
     }
-    if (frame && typeof frame === 'object' && (frame as { type?: unknown }).type === 'stop') {
-      this.end('completed', 'caller_hangup', CloseCode.normal);
-      return;
-    }
-    this.sendText(Frames.badControl);
+  }
+
+  /** The caller hung up (`{"type":"stop"}` or the carrier's stop). */
+  onStop(): void {
+    this.end('completed', 'caller_hangup', CloseCode.normal);
+  }
+
+  /** A message too big for any frame: the caller's client is broken; ends as a hang-up. */
+  onTooBig(): void {
+    if (this.ending) return;
+    this.endSignal = { outcome: 'completed', endReason: 'caller_hangup' };
+    this.transport?.close(CloseCode.tooBig, 'message too big');
+  }
+
+  /** A recoverable problem with what the caller sent. */
+  sendText(text: string): void {
+    if (this.transport && !this.closed) this.transport.sendControl(JSON.parse(text) as Record<string, unknown>);
+  }
+
+  private sendControl(frame: Record<string, unknown>): void {
+    if (this.transport && !this.ending) this.transport.sendControl(frame);
+  }
+
+  private clearPlayback(): void {
+    // The far end drops its queue; our playhead is back at real time.
+    this.playheadMs = this.now();
+    if (this.transport && !this.ending) this.transport.clearPlayback();
   }
 
   /** Pacer tick: max duration, then the frames due, corked into one write. */
   pace(nowMs: number): void {
-    if (this.closed || !this.ws) return;
+    if (this.closed || !this.transport) return;
     if (nowMs >= this.endAtMs && !this.endSignal) {
       this.end('completed', 'max_duration', CloseCode.normal);
       return;
     }
-    if (this.queue.readyFrames === 0) return;
+    if (this.endSignal) return;
     if (this.playheadMs < nowMs) this.playheadMs = nowMs;
     if (this.playheadMs + FRAME_MS > nowMs + PACE_LEAD_MS) return;
+    if (!this.pipeline.nextFrame()) return;
     this.pacingNowMs = nowMs;
     try {
-      this.ws.cork(this.flush);
+      this.transport.cork(this.flush);
     } catch (err) {
       this.log.warn({ err, session_id: this.id }, 'media send failed');
     }
   }
 
   private readonly flush = (): void => {
-    const ws = this.ws!;
+    const transport = this.transport!;
     const limit = this.pacingNowMs + PACE_LEAD_MS;
     while (this.playheadMs + FRAME_MS <= limit) {
-      if (ws.getBufferedAmount() > MAX_BUFFERED_BYTES) return; // backpressure: frames wait (or drop when the ring fills)
-      const frame = this.queue.peek();
+      if (transport.bufferedBytes() > MAX_BUFFERED_BYTES) return; // backpressure: frames wait (or drop when the ring fills)
+      const frame = this.pipeline.nextFrame();
       if (!frame) return;
-      if (this.opus) ws.send(this.opus.encode(frame), true);
-      else ws.send(frame, true);
-      this.queue.shift();
+      transport.sendAudio(frame);
+      this.pipeline.frameSent();
       this.framesOut++;
       this.playheadMs += FRAME_MS;
     }
   };
-
-  private sendText(text: string): void {
-    if (this.ws && !this.closed) this.ws.send(text, false);
-  }
 
   /**
    * Ends the call from the server side: `session_ended`, then close. The close callback
    * (onClose) reports the end signal exactly once.
    */
   end(outcome: EndSignal['outcome'], endReason: EndReason, closeCode: number): void {
-    if (this.closed || this.endSignal) return;
+    if (this.ending) return;
     this.endSignal = { outcome, endReason };
-    const ws = this.ws;
-    if (!ws) return;
+    const transport = this.transport;
+    if (!transport) return;
     try {
-      ws.cork(() => {
-        ws.send(Frames.sessionEnded(endReason), false);
-        ws.end(closeCode, endReason);
+      transport.cork(() => {
+        transport.sendControl({ type: 'session_ended', reason: endReason });
+        transport.close(closeCode, endReason);
       });
     } catch {
       this.onClose(); // the socket was already gone
     }
   }
 
-  /** uWS close callback (or a failed end): a drop without stop is a caller hang-up (contract §5). */
+  /** Transport closed (or a failed end): a drop without stop is a caller hang-up (contract §5). */
   onClose(): void {
     if (this.closed) return;
     this.closed = true;
-    this.ws = null;
-    this.queue.clear();
+    this.transport = null;
+    let transcript: TranscriptEntry[] = [];
+    try {
+      transcript = this.pipeline.stop();
+    } catch (err) {
+      this.log.warn({ err, session_id: this.id }, 'call pipeline failed to stop');
+    }
     const signal = this.endSignal ?? { outcome: 'completed', endReason: 'caller_hangup' };
-    this.hooks.ended(this, signal);
+    this.hooks.ended(this, signal, transcript);
   }
 }

@@ -1,0 +1,36 @@
+import type { TranscriptEntry } from '../webhooks/index.js';
+import type { EndReason, EndSignal } from '../sessions/settlement.js';
+import type { PcmMessage } from './native.js';
+
+// What runs a call behind a transport: the echo pipeline (load tests) or the conversation
+// engine. The session (voice-session.ts) feeds it caller audio and pulls paced frames from it;
+// the pipeline talks back through a CallHost. Neither side knows the wire format.
+
+export interface CallHost {
+  /** A JSON control frame for the caller (spec 4.7): transcript, interrupted, turn_complete, error. */
+  sendControl(frame: Record<string, unknown>): void;
+  /** Queued playback was dropped: the far end must drop what it buffered too (Twilio `clear`). */
+  clearPlayback(): void;
+  /** Ends the call from the server side (`session_ended`, then close). */
+  end(outcome: EndSignal['outcome'], reason: EndReason): void;
+  /** Output became available: run the pacer now rather than at its next tick. */
+  kick(): void;
+  /** Milliseconds of agent audio sent but not yet due to have played (the pacing lead). */
+  leadMs(): number;
+}
+
+export interface CallPipeline {
+  /** Caller PCM16LE at sample_rate_in. Returns 20 ms frames taken in; throws NativeError on bad length. */
+  pushAudio(message: PcmMessage): number;
+  /** The next 20 ms frame to send (PCM16LE at sample_rate_out), or null. Valid until frameSent(). */
+  nextFrame(): Uint8Array | null;
+  /** The frame nextFrame() returned went out. */
+  frameSent(): void;
+  /** A DTMF key the caller pressed (carrier calls). */
+  onDtmf(digit: string): void;
+  /** The socket is open: greet, start timers. */
+  start(host: CallHost): void;
+  /** The call is over: cancel every provider call and timer. Returns the transcript. */
+  stop(): TranscriptEntry[];
+  readonly droppedFrames: number;
+}

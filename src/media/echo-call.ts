@@ -1,0 +1,47 @@
+import type { TranscriptEntry } from '../webhooks/index.js';
+import type { CallPipeline } from './call-pipeline.js';
+import { EchoPipeline } from './echo-pipeline.js';
+import type { PcmMessage } from './native.js';
+import { OutputQueue } from './output-queue.js';
+
+/** Output waiting beyond this is dropped oldest-first: the client is not reading (backpressure). */
+export const OUTPUT_QUEUE_MS = 400;
+
+/**
+ * The caller's audio played back through the native framer, VAD and resampler: the media
+ * benchmark's load and the socket tests' pipeline (`MEDIA_PIPELINE=echo`).
+ */
+export class EchoCall implements CallPipeline {
+  private readonly pipeline: EchoPipeline;
+  private readonly queue: OutputQueue;
+
+  constructor(sampleRateIn: number, sampleRateOut: number) {
+    this.pipeline = new EchoPipeline(sampleRateIn, sampleRateOut);
+    this.queue = new OutputQueue(sampleRateOut, OUTPUT_QUEUE_MS);
+  }
+
+  pushAudio(message: PcmMessage): number {
+    return this.pipeline.push(message, this.queue);
+  }
+
+  nextFrame(): Uint8Array | null {
+    return this.queue.peek();
+  }
+
+  frameSent(): void {
+    this.queue.shift();
+  }
+
+  onDtmf(): void {}
+
+  start(): void {}
+
+  stop(): TranscriptEntry[] {
+    this.queue.clear();
+    return [];
+  }
+
+  get droppedFrames(): number {
+    return this.queue.droppedFrames;
+  }
+}
