@@ -7,7 +7,7 @@ import { Keyring } from '../../src/shared/crypto/keyring.js';
 import { randomBytes } from 'node:crypto';
 import { cpuMs, type ServerStats, type ToChild } from './ipc.js';
 
-const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
+const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', MEDIA_PIPELINE: 'echo' });
 const ctx = await createContext(config, {
   log: createLogger('silent'),
   keyring: new Keyring([{ id: 'b', key: randomBytes(32) }]),

@@ -10,6 +10,7 @@ import type { TranscriptEntry } from '../webhooks/index.js';
 import { BrowserTransport, type SocketData } from './browser-transport.js';
 import { UWS_MAX_PAYLOAD_BYTES } from './control-frames.js';
 import { Pacer } from './pacer.js';
+import { createConversation, type ConversationOptions } from '../conversation/index.js';
 import { openPipeline, PipelineUnavailable, type PipelineKind } from './pipelines.js';
 import type { MediaTransport } from './transport.js';
 import { VoiceSession } from './voice-session.js';
@@ -30,6 +31,8 @@ export interface MediaServerOptions {
   nodeId?: string;
   /** `agent` runs the conversation engine; `echo` plays the caller back (load tests). Default: MEDIA_PIPELINE. */
   pipeline?: PipelineKind;
+  /** How agent calls are built (tests and benchmarks inject providers). */
+  conversation?: ConversationOptions;
   /** Routes of other transports (carrier media streams) on the same app. */
   routes?: ((app: uWS.TemplatedApp, calls: CallStarter) => void)[];
 }
@@ -84,7 +87,7 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
       if (!act.ok) return act;
       let pipeline;
       try {
-        pipeline = await openPipeline(ctx, act.session, kind, log);
+        pipeline = await openPipeline(ctx, act.session, kind, log, (c, row, l) => createConversation(c, row, l, opts.conversation));
       } catch (err) {
         // The pipeline cannot start: the call fails at once with nothing billed (connected 0 s).
         const unavailable = err instanceof PipelineUnavailable;

@@ -36,6 +36,8 @@ export async function startHarness(opts: { env?: Record<string, string>; clock?:
     ALLOW_PRIVATE_URLS: '1',
     PORT: '0',
     MEDIA_PORT: '0',
+    // Socket mechanics are tested on the echo pipeline; conversation tests ask for `agent`.
+    MEDIA_PIPELINE: 'echo',
     ...opts.env,
   });
   const mailer = new MemoryMailer();

@@ -1,0 +1,35 @@
+import type { AppContext } from '../app-context.js';
+import type { SessionRow } from '../db/repos/voice-sessions.js';
+import type { CallPipeline } from '../media/call-pipeline.js';
+import type { PipelineLog } from '../media/pipelines.js';
+import { PipelineUnavailable } from '../media/pipelines.js';
+import type { RegistryOptions } from '../providers/registry.js';
+import { loadCallConfig, type AdapterFactory } from './call-config.js';
+import { CascadeCall } from './cascade-call.js';
+import type { InterruptionOptions } from './interruption.js';
+import type { ToolRunner } from './tools.js';
+
+export { CascadeCall } from './cascade-call.js';
+export { DEFAULT_INTERRUPTION, type InterruptionOptions } from './interruption.js';
+export type { AdapterFactory, CallConfig } from './call-config.js';
+
+export interface ConversationOptions {
+  adapterFactory?: AdapterFactory;
+  registry?: RegistryOptions;
+  interruption?: Partial<InterruptionOptions>;
+  /** Runs customer tools; default: the signed tool.call webhook. */
+  toolRunner?: (ctx: AppContext, row: SessionRow, agentId: string, url: string) => ToolRunner;
+  /** Called with each conversation as it is built (the turn benchmark's probes). */
+  created?: (call: CallPipeline) => void;
+}
+
+/** Builds the conversation engine for a session that just connected. */
+export async function createConversation(ctx: AppContext, row: SessionRow, log: PipelineLog, opts: ConversationOptions = {}): Promise<CallPipeline> {
+  const config = await loadCallConfig(ctx, row, { adapterFactory: opts.adapterFactory, registry: opts.registry });
+  if (config.agent.pipelineMode !== 'cascade') throw new PipelineUnavailable('realtime pipelines are not available yet');
+  const url = config.agent.toolWebhookUrl;
+  const runTool = url && opts.toolRunner ? opts.toolRunner(ctx, row, config.agent.id, url) : undefined;
+  const call = new CascadeCall(config, { interruption: opts.interruption, runTool, log });
+  opts.created?.(call);
+  return call;
+}
