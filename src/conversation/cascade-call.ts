@@ -244,7 +244,8 @@ export class CascadeCall implements CallPipeline {
       if (this.preroll.length > PREROLL_FRAMES) this.preroll.shift();
     }
 
-    if (events & ChannelEvents.speechStart && listening) this.onSpeechStart(now);
+    // Speech that began while only the agent's echo was expected is the caller's once the tail is over.
+    if (listening && !this.userTurn && (events & ChannelEvents.speechStart || this.channel.vadState === 'speaking')) this.onSpeechStart(now);
     if (events & ChannelEvents.speechEnd && (listening || this.userTurn)) this.onSpeechEnd(now);
     if (this.config.agent.backchannel) this.maybeAcknowledge(now);
     return frames;
