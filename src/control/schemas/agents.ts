@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { assertStorableText } from '../../agents/text.js';
 
 // Agent bodies and responses (spec 2.1–2.5, contract §3–4).
 
@@ -61,8 +62,82 @@ function uniqueNames<T extends { name: string }>(items: T[], ctx: z.RefinementCt
 export const Tools = z.array(Tool).max(64).superRefine((t, c) => uniqueNames(t, c, 'tool'));
 export const Variables = z.array(Variable).max(64).superRefine((v, c) => uniqueNames(v, c, 'variable'));
 
-// The spec leaves InsightConfigBody's fields open: any JSON object is kept as sent.
-export const InsightConfig = z.record(z.string(), z.unknown());
+// --- insight_config (InsightConfigBody; the spec leaves its fields open, docs/insights.md fills them)
+export const INSIGHT_FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'enum'] as const;
+const insightFieldName = z.string().regex(VARIABLE_NAME, 'must match ^[a-zA-Z_][a-zA-Z0-9_]{0,63}$');
+export const InsightField = z
+  .strictObject({
+    name: insightFieldName,
+    type: z.enum(INSIGHT_FIELD_TYPES),
+    description: z.string().max(1000).optional(),
+    enum: z.array(z.string().min(1).max(200)).min(1).max(50).optional(),
+    required: z.boolean().default(false),
+  })
+  .superRefine((f, ctx) => {
+    if (f.type === 'enum' && f.enum === undefined) ctx.addIssue({ code: 'custom', path: ['enum'], message: 'field required when type is enum' });
+    if (f.type !== 'enum' && f.enum !== undefined) ctx.addIssue({ code: 'custom', path: ['enum'], message: 'only allowed when type is enum' });
+    const seen = new Set<string>();
+    f.enum?.forEach((v, i) => {
+      if (seen.has(v)) ctx.addIssue({ code: 'custom', path: ['enum', i], message: 'duplicate enum value' });
+      seen.add(v);
+    });
+  });
+export type InsightField = z.output<typeof InsightField>;
+
+/**
+ * One field entry: the object, or a bare name as shorthand for `{name, type: "string"}`.
+ * Validated by the branch its JSON type selects, so errors name the offending key instead of
+ * "invalid union"; unknown keys are left to the union (whose object branch names them).
+ */
+const InsightFieldEntry = z.preprocess(
+  (value, ctx) => {
+    if (typeof value !== 'string' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+      ctx.addIssue({ code: 'custom', message: 'must be a field name or a {name, type, ...} object', input: value });
+      return value;
+    }
+    const result = (typeof value === 'string' ? insightFieldName : InsightField).safeParse(value);
+    if (!result.success) {
+      for (const issue of result.error.issues) if (issue.code !== 'unrecognized_keys') ctx.addIssue({ ...issue, input: value } as never);
+    }
+    return value;
+  },
+  z.union([insightFieldName, InsightField]),
+);
+
+const InsightConfigObject = z.strictObject({
+  summary: z.boolean().default(true),
+  success_criteria: z.string().min(1).max(2000).optional(),
+  fields: z
+    .array(InsightFieldEntry)
+    .max(32)
+    .superRefine((fields, ctx) => {
+      const seen = new Set<string>();
+      fields.forEach((f, i) => {
+        const n = typeof f === 'string' ? f : f.name;
+        if (seen.has(n)) ctx.addIssue({ code: 'custom', path: typeof f === 'string' ? [i] : [i, 'name'], message: 'duplicate field name' });
+        seen.add(n);
+      });
+    })
+    .optional(),
+});
+
+/**
+ * InsightConfigBody. Text Postgres cannot store, and nesting past its limit, are reported
+ * first (as for the rest of the agent body) so that such a key is named for what is wrong with it.
+ */
+export const InsightConfig = z.preprocess((value, ctx) => {
+  try {
+    assertStorableText({ insight_config: value });
+  } catch (err) {
+    const detail = (err as { detail?: unknown }).detail;
+    if (!Array.isArray(detail)) throw err;
+    for (const d of detail as { loc: (string | number)[]; msg: string }[]) {
+      ctx.addIssue({ code: 'custom', path: d.loc.slice(2), message: d.msg, input: value });
+    }
+  }
+  return value;
+}, InsightConfigObject);
+export type InsightConfigBody = z.output<typeof InsightConfig>;
 const url = z.string().min(8).max(2048);
 
 // Fields with defaults and fields that may be null, shared by create and update.
@@ -155,7 +230,7 @@ export const AgentInfo = z.object({
   record_calls: z.boolean(),
   store_transcript: z.boolean(),
   retention_days: z.number().int().nullable(),
-  insight_config: z.record(z.string(), z.unknown()).nullable(),
+  insight_config: InsightConfig.nullable(),
   webhook_url: z.string().nullable(),
   webhook_include_transcript: z.boolean(),
   webhook_include_recording_url: z.boolean(),

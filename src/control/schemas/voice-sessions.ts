@@ -33,6 +33,18 @@ export const SessionPath = z.object({ session_id: z.uuid() });
 const money = z.string().regex(/^\d+$/);
 const date = z.iso.datetime();
 
+/** CallInsightsInfo: the post-call analysis (docs/insights.md). `data` has one key per configured field. */
+export const CallInsightsInfo = z.object({
+  status: z.enum(['completed', 'failed']),
+  summary: z.string().nullable(),
+  success: z.boolean().nullable(),
+  data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  model: z.string(),
+  completed_at: date,
+  error: z.string().optional(),
+});
+export type CallInsightsInfo = z.output<typeof CallInsightsInfo>;
+
 export const VoiceSessionInfo = z.object({
   id: z.uuid(),
   project_id: z.uuid(),
@@ -57,7 +69,7 @@ export const VoiceSessionInfo = z.object({
   record: z.boolean(),
   store_transcript: z.boolean(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
-  insights: z.record(z.string(), z.unknown()).nullable().optional(),
+  insights: CallInsightsInfo.nullable().optional(),
   recording_ref: z.record(z.string(), z.unknown()).nullable().optional(),
   currency: z.literal('USD'),
   money_scale: z.number().int(),
