@@ -1,10 +1,15 @@
 import type { AppContext } from '../app-context.js';
+import { startInsightsWorker } from '../insights/worker.js';
 import { startSessionSweepers } from '../sessions/sweepers.js';
+import { startTranscriptSweeper } from '../transcripts/retention.js';
 import { startWebhookWorkers } from '../webhooks/index.js';
 
-/** The worker role: BullMQ processors (webhook delivery) and sweepers (expired and orphaned sessions). */
+/**
+ * The worker role: BullMQ processors (webhook delivery, post-call insights) and sweepers
+ * (expired and orphaned sessions, lost insights jobs, expired transcripts).
+ */
 export async function start(ctx: AppContext): Promise<() => Promise<void>> {
-  const stops = [await startWebhookWorkers(ctx), startSessionSweepers(ctx)];
+  const stops = [await startWebhookWorkers(ctx), startSessionSweepers(ctx), await startInsightsWorker(ctx), startTranscriptSweeper(ctx)];
   ctx.log.info('worker role started');
   return async () => {
     for (const stop of stops.reverse()) await stop();

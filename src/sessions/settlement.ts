@@ -1,7 +1,9 @@
 import type { AppContext } from '../app-context.js';
-import { getSessionById, toSessionInfo, type SessionInfo, type SessionRow } from '../db/repos/voice-sessions.js';
+import { getSessionById, toSessionInfo, type SessionInfo, type SessionRow, type Tx } from '../db/repos/voice-sessions.js';
 import { releaseAndCharge } from '../db/repos/wallet.js';
-import { emitCallEvent, kickDeliveries, type EmittedEvent } from '../webhooks/index.js';
+import { kickInsights } from '../insights/queue.js';
+import { insertTranscript, normalizeTranscript, retentionDays, transcriptExpiry } from '../transcripts/store.js';
+import { emitCallEvent, kickDeliveries, type EmittedEvent, type TranscriptEntry } from '../webhooks/index.js';
 import { costFor, secondsBetweenRoundedUp } from './money.js';
 import { releaseSlot } from './slots.js';
 
@@ -15,6 +17,8 @@ export interface EndSignal {
   endReason: EndReason;
   /** When the media stopped; defaults to now. Crash recovery passes the node's last heartbeat. */
   disconnectedAt?: Date;
+  /** What was said, ms relative to media connect. Stored when store_transcript; feeds insights. */
+  transcript?: TranscriptEntry[];
 }
 
 export interface EndResult {
@@ -23,16 +27,30 @@ export interface EndResult {
   settledNow: boolean;
 }
 
+/** What the agent version the session ran says about its transcript and insights. */
+async function versionSettings(tx: Tx, row: SessionRow): Promise<{ retentionDays: unknown; insightConfig: unknown }> {
+  if (!row.agent_id || row.agent_version === null) return { retentionDays: null, insightConfig: null };
+  const [v] = await tx<{ retention_days: unknown; insight_config: unknown }[]>`
+    select document->'retention_days' as retention_days, document->'insight_config' as insight_config
+    from agent_versions where agent_id = ${row.agent_id} and version = ${row.agent_version}`;
+  return { retentionDays: v?.retention_days ?? null, insightConfig: v?.insight_config ?? null };
+}
+
 /**
  * Ends a session and settles it, exactly once: the session row is locked, a settled session
  * is returned untouched, and the ledger's unique (session_id, kind) backs that up. A session
  * that never became active always ends `failed` with nothing charged.
+ *
+ * In the same transaction: the transcript is stored when the session's store_transcript is
+ * on (expiring after the agent version's retention_days, capped by TRANSCRIPT_RETENTION_DAYS),
+ * and insights are marked pending when the agent version has an insight_config; the analysis
+ * is queued after the commit (the transcript rides in the job only when it was not stored).
  */
 export async function endSession(ctx: AppContext, sessionId: string, signal: EndSignal): Promise<EndResult | null> {
   const result = await ctx.sql.begin(async (tx) => {
     const row = await getSessionById(tx, sessionId, true);
     if (!row) return null;
-    if (row.settled_at) return { row, settledNow: false, emitted: null as EmittedEvent | null };
+    if (row.settled_at) return { row, settledNow: false, emitted: null as EmittedEvent | null, insights: null as { transcript: TranscriptEntry[] | null } | null };
     const now = ctx.clock.now();
     const wasActive = row.status === 'active' && row.media_connected_at !== null;
     let disconnectedAt: Date | null = null;
@@ -45,25 +63,37 @@ export async function endSession(ctx: AppContext, sessionId: string, signal: End
     }
     const cost = costFor(connectedSeconds, row.rate_nano_usd_per_min);
     const status = wasActive ? signal.outcome : 'failed';
+    const transcript = normalizeTranscript(signal.transcript);
+    const version = await versionSettings(tx, row);
+    const insightsDue = version.insightConfig !== null && transcript.length > 0;
     const [updated] = await tx<SessionRow[]>`
       update voice_sessions set
         status = ${status}, ended_at = ${now}, end_reason = ${signal.endReason},
         media_disconnected_at = ${disconnectedAt}, connected_seconds = ${connectedSeconds},
-        cost_nano_usd = ${cost.toString()}, settled_at = ${now}, lease_expires_at = null
+        cost_nano_usd = ${cost.toString()}, settled_at = ${now}, lease_expires_at = null,
+        insights_pending_since = ${insightsDue ? now : null}
       where id = ${sessionId} returning *`;
     await releaseAndCharge(tx, row.project_id, sessionId, row.hold_nano_usd, cost, now);
+    const stored = updated.store_transcript && transcript.length > 0;
+    if (stored) {
+      const days = retentionDays(version.retentionDays, ctx.config.TRANSCRIPT_RETENTION_DAYS);
+      await insertTranscript(tx, sessionId, transcript, transcriptExpiry(now, days));
+    }
     // The call event is an outbox row of this same transaction: settled ⇔ event recorded.
     const emitted = await emitCallEvent(tx, ctx, {
       projectId: row.project_id,
       agentId: row.agent_id,
       type: status === 'completed' ? 'call.completed' : 'call.failed',
       session: toSessionInfo(updated),
+      transcript,
     });
-    return { row: updated, settledNow: true, emitted };
+    const insights = insightsDue ? { transcript: stored ? null : transcript } : null;
+    return { row: updated, settledNow: true, emitted, insights };
   });
   if (!result) return null;
   if (result.settledNow) {
     if (result.emitted) await kickDeliveries(ctx, result.emitted);
+    if (result.insights) await kickInsights(ctx, sessionId, result.insights.transcript);
     await releaseSlot(ctx, result.row.project_id, sessionId).catch((err) =>
       ctx.log.warn({ err, session_id: sessionId }, 'slot release failed; its lease will expire'),
     );

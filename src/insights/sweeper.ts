@@ -1,0 +1,66 @@
+import type { AppContext } from '../app-context.js';
+import { textModelFor } from './analyse.js';
+import { enqueueInsights, insightsQueue } from './queue.js';
+import { failedInsights, pendingSince, storeInsights } from './store.js';
+
+// Rebuilds insights jobs that Redis never got (a crash between the settlement commit and the
+// enqueue) or lost. A session pending for longer than `graceMs` is queued again under its own
+// job id, which is a no-op while its job still exists. When the transcript was not stored it
+// travelled only in the job: with the job gone it cannot be analysed, and that is recorded.
+
+export const PENDING_GRACE_MS = 60_000;
+export const INSIGHTS_SWEEP_INTERVAL_MS = 30_000;
+const BATCH = 100;
+
+export interface InsightsSweepResult {
+  requeued: number;
+  failed: number;
+}
+
+export async function sweepInsightsOnce(ctx: AppContext, opts: { graceMs?: number } = {}): Promise<InsightsSweepResult> {
+  const now = ctx.clock.now();
+  const pending = await pendingSince(ctx.sql, new Date(now.getTime() - (opts.graceMs ?? PENDING_GRACE_MS)), BATCH);
+  const result = { requeued: 0, failed: 0 };
+  for (const p of pending) {
+    if (p.transcript_stored) {
+      await enqueueInsights(ctx, p.id);
+      result.requeued++;
+      continue;
+    }
+    if (await insightsQueue(ctx).getJob(p.id)) continue; // still queued, or retrying, with its transcript
+    const target = textModelFor(p.pipeline_snapshot ?? {});
+    const model = typeof target === 'string' ? 'none' : target.provider === 'local' ? 'echo' : target.model;
+    const error = 'transcript unavailable: it was not stored and its analysis job was lost';
+    const stored = await storeInsights(ctx.sql, p.id, failedInsights(model, error, now));
+    if (stored) result.failed++;
+  }
+  return result;
+}
+
+/** Runs `sweepInsightsOnce` every `intervalMs` until the returned stop function is called. */
+export function startInsightsSweeper(ctx: AppContext, opts: { intervalMs?: number; graceMs?: number } = {}): () => Promise<void> {
+  const intervalMs = opts.intervalMs ?? INSIGHTS_SWEEP_INTERVAL_MS;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = sweepInsightsOnce(ctx, opts)
+      .then((r) => {
+        if (r.requeued || r.failed) ctx.log.info(r, 'insights sweeper');
+      })
+      .catch((err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'insights sweep failed'))
+      .finally(() => {
+        if (!stopped) {
+          timer = setTimeout(tick, intervalMs);
+          timer.unref();
+        }
+      });
+  };
+  timer = setTimeout(tick, 0);
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await running;
+  };
+}

@@ -1,0 +1,59 @@
+import type { AppContext } from '../app-context.js';
+
+// Deletes stored transcripts past their expires_at, a batch at a time so that one sweep never
+// holds long locks or a huge transaction. Time comes from ctx.clock (tests move it).
+
+export const TRANSCRIPT_SWEEP_INTERVAL_MS = 60_000;
+
+export interface TranscriptSweepOptions {
+  /** Rows per delete statement (default 1000). */
+  batchSize?: number;
+  /** Most batches in one sweep (default 100); the next sweep carries on. */
+  maxBatches?: number;
+}
+
+/** Deletes expired transcript rows; returns how many were deleted. */
+export async function sweepExpiredTranscripts(ctx: AppContext, opts: TranscriptSweepOptions = {}): Promise<number> {
+  const batchSize = opts.batchSize ?? 1_000;
+  const maxBatches = opts.maxBatches ?? 100;
+  const now = ctx.clock.now();
+  let deleted = 0;
+  for (let i = 0; i < maxBatches; i++) {
+    const result = await ctx.sql`
+      delete from session_transcripts where (session_id, seq) in (
+        select session_id, seq from session_transcripts where expires_at <= ${now}
+        order by expires_at limit ${batchSize}
+        for update skip locked)`;
+    deleted += result.count;
+    if (result.count < batchSize) break;
+  }
+  return deleted;
+}
+
+/** Started by the worker role: a sweep at once, then every `intervalMs`. Returns its stop function. */
+export function startTranscriptSweeper(ctx: AppContext, opts: TranscriptSweepOptions & { intervalMs?: number } = {}): () => Promise<void> {
+  const intervalMs = opts.intervalMs ?? TRANSCRIPT_SWEEP_INTERVAL_MS;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = sweepExpiredTranscripts(ctx, opts)
+      .then((n) => {
+        if (n > 0) ctx.log.info({ count: n }, 'expired transcript rows deleted');
+      })
+      .catch((err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'transcript retention sweep failed'))
+      .finally(() => {
+        if (!stopped) {
+          timer = setTimeout(tick, intervalMs);
+          timer.unref();
+        }
+      });
+  };
+  timer = setTimeout(tick, 0);
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await running;
+  };
+}
