@@ -36,6 +36,8 @@ const ACK_AFTER_MS = 5000;
 const DTMF_GAP_MS = 1500;
 /** Speech recognition sessions opened per call before giving up on a flaky provider. */
 const STT_REOPENS = 4;
+/** A resumed answer's backchannel may still be transcribed this long after. */
+const IGNORE_BACKCHANNEL_MS = 3000;
 const AMBIENCE_KIND: Record<string, AmbienceKind> = { white_noise: 'white', pink_noise: 'pink', brown_noise: 'brown', office_hum: 'office_hum' };
 
 export interface CascadeOptions {
@@ -67,7 +69,8 @@ interface Generation {
 /** A barge-in on hold (backchannel on): the answer is paused until we know what the caller meant. */
 interface PendingBargeIn {
   onsetMs: number;
-  speechEndedMs: number | null;
+  /** How long the caller spoke, once the VAD says they stopped (back-dated, without its hangover). */
+  spokeMs: number | null;
   timer: NodeJS.Timeout;
 }
 
@@ -100,6 +103,7 @@ export class CascadeCall implements CallPipeline {
   private fillerTurn: AgentTurn | null = null;
   private callerSpeechStartMs: number | null = null;
   private lastAckMs = -Infinity;
+  private ignoreBackchannelUntil = -Infinity;
   private dtmfDigits = '';
   private dtmfTimer: NodeJS.Timeout | null = null;
   /** Latency probe for the turn benchmark: turn decided → first answer frame sent. */
@@ -232,7 +236,6 @@ export class CascadeCall implements CallPipeline {
     const agentAudible = this.agentAudible(now);
 
     if (events & ChannelEvents.interruption && agentAudible && this.interruption.enabled) this.onBargeIn(now);
-    if (events & ChannelEvents.interruptionEnd && this.pending && this.pending.speechEndedMs === null) this.pending.speechEndedMs = now;
 
     // The microphone goes to STT unless it only carries the agent's own echo.
     const listening = !agentAudible || this.bargedIn || this.pending !== null;
@@ -290,7 +293,8 @@ export class CascadeCall implements CallPipeline {
     turn.vadEnded = true;
     turn.endMs = now - this.startedAtMs;
     if (this.pending) {
-      this.pending.speechEndedMs ??= now;
+      const { speechStartMs: from, speechEndMs: to } = this.channel;
+      this.pending.spokeMs ??= from >= 0 && to >= from ? to - from : now - this.pending.onsetMs;
       this.stt?.commit();
       return;
     }
@@ -347,6 +351,8 @@ export class CascadeCall implements CallPipeline {
     const t = text.trim();
     if (!this.userTurn) {
       if (!t) return;
+      // The late transcript of a backchannel that did not interrupt is not a turn.
+      if (this.now() < this.ignoreBackchannelUntil && isBackchannel(t)) return;
       // A final with no VAD turn (speech the VAD missed): take it as a turn of its own.
       const at = this.now() - this.startedAtMs;
       this.userTurn = { startMs: at, endMs: at, finals: [], interim: '', vadEnded: true, finalTimer: null };
@@ -398,7 +404,7 @@ export class CascadeCall implements CallPipeline {
     // Hold the answer (what was still ahead of the caller is kept) and listen.
     this.audio.pause(this.leadSamples());
     this.host?.clearPlayback();
-    this.pending = { onsetMs: now, speechEndedMs: null, timer: setTimeout(() => this.judgePending(true), this.interruption.falseInterruptionTimeoutMs) };
+    this.pending = { onsetMs: now, spokeMs: null, timer: setTimeout(() => this.judgePending(true), this.interruption.falseInterruptionTimeoutMs) };
   }
 
   /** Decides a held barge-in: a short backchannel resumes the answer, anything else stands. */
@@ -407,19 +413,20 @@ export class CascadeCall implements CallPipeline {
     if (!p) return;
     const text = this.userTurn ? this.userText(this.userTurn) : '';
     const now = this.now();
-    const spokeMs = (p.speechEndedMs ?? now) - p.onsetMs;
+    const spokeMs = p.spokeMs ?? now - p.onsetMs;
     const words = wordCount(text);
     if (this.interruption.minWords > 0 && words >= this.interruption.minWords && !isBackchannel(text)) return this.confirmBargeIn();
     if (spokeMs > this.interruption.backchannelMaxMs || (text && !isBackchannel(text))) return this.confirmBargeIn();
     const timedOut = now - p.onsetMs >= this.interruption.falseInterruptionTimeoutMs - 5;
     if (!final && !timedOut) return;
-    if (p.speechEndedMs === null && !timedOut) return;
-    if (!this.config.agent.backchannel && this.interruption.minWords > 0 && timedOut && p.speechEndedMs === null) return this.confirmBargeIn();
+    if (p.spokeMs === null && !timedOut) return;
+    if (!this.config.agent.backchannel && this.interruption.minWords > 0 && timedOut && p.spokeMs === null) return this.confirmBargeIn();
     // False interruption: the caller only acknowledged. Resume where the answer stopped.
     clearTimeout(p.timer);
     this.pending = null;
     if (this.userTurn?.finalTimer) clearTimeout(this.userTurn.finalTimer);
     this.userTurn = null;
+    this.ignoreBackchannelUntil = now + IGNORE_BACKCHANNEL_MS;
     this.audio.resume();
     this.host?.kick();
   }
@@ -562,7 +569,8 @@ export class CascadeCall implements CallPipeline {
   // ------------------------------------------------------------------ agent turns
 
   private onTurnStarted(turn: AgentTurn): void {
-    this.behaviours.busy();
+    // A reminder does not reset the idle clock: the hang-up still counts from the caller's silence.
+    if (turn.kind !== 'reminder' && turn.kind !== 'goodbye') this.behaviours.busy();
     if (turn.kind === 'answer') {
       this.behaviours.answerStarted();
       if (this.fillerTurn && this.fillerTurn !== turn) this.fillerTurn = null;
@@ -571,9 +579,11 @@ export class CascadeCall implements CallPipeline {
   }
 
   private onTurnSent(turn: AgentTurn): void {
-    if (turn.kind === 'acknowledgement' || turn.kind === 'filler' || turn.kind === 'dtmf') {
+    // Acknowledgements are not utterances; a filler is one, but not a turn of its own.
+    if (turn.kind === 'acknowledgement' || turn.kind === 'dtmf') return;
+    if (turn.kind === 'filler') {
       if (turn === this.fillerTurn) this.fillerTurn = null;
-      return;
+      return this.recordAssistant(turn, turn.text);
     }
     this.recordAssistant(turn, turn.text);
     // A turn that produced no audio at all (the model failed before speaking) is no turn.
@@ -583,7 +593,7 @@ export class CascadeCall implements CallPipeline {
       this.generation = null;
       if (g.endCall) return this.finish('agent_hangup');
     }
-    if (turn.kind === 'goodbye') return;
+    if (turn.kind === 'goodbye' || turn.kind === 'reminder') return;
     if (!this.generation && !this.userTurn) this.behaviours.quiet();
   }
 
@@ -613,8 +623,8 @@ export class CascadeCall implements CallPipeline {
       this.audio.finish(turn);
       this.host?.kick();
     });
-    if (kind === 'greeting') {
-      // The greeting is the first answer: history has it as the assistant's words.
+    if (kind === 'greeting' || kind === 'reminder') {
+      // What the agent says on its own is part of the conversation the model sees.
       this.history.push({ role: 'assistant', content: text });
     }
     return turn;

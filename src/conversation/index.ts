@@ -8,6 +8,12 @@ import { loadCallConfig, type AdapterFactory } from './call-config.js';
 import { CascadeCall } from './cascade-call.js';
 import type { InterruptionOptions } from './interruption.js';
 import type { ToolRunner } from './tools.js';
+import { callToolWebhook } from '../tools/tool-webhook.js';
+
+/** Customer tools answer through the agent's signed `tool.call` webhook (contract §4). */
+export function webhookToolRunner(ctx: AppContext, row: SessionRow, agentId: string, url: string): ToolRunner {
+  return (tool, args, signal) => callToolWebhook(ctx, { projectId: row.project_id, agentId, sessionId: row.id, url, tool, arguments: args, signal });
+}
 
 export { CascadeCall } from './cascade-call.js';
 export { DEFAULT_INTERRUPTION, type InterruptionOptions } from './interruption.js';
@@ -28,7 +34,7 @@ export async function createConversation(ctx: AppContext, row: SessionRow, log: 
   const config = await loadCallConfig(ctx, row, { adapterFactory: opts.adapterFactory, registry: opts.registry });
   if (config.agent.pipelineMode !== 'cascade') throw new PipelineUnavailable('realtime pipelines are not available yet');
   const url = config.agent.toolWebhookUrl;
-  const runTool = url && opts.toolRunner ? opts.toolRunner(ctx, row, config.agent.id, url) : undefined;
+  const runTool = url ? (opts.toolRunner ?? webhookToolRunner)(ctx, row, config.agent.id, url) : undefined;
   const call = new CascadeCall(config, { interruption: opts.interruption, runTool, log });
   opts.created?.(call);
   return call;

@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { Resampler } from '../../src/media/native.js';
 
 // A scripted caller on the real media socket: sends 20 ms PCM16 frames in real time (silence
 // when its script is empty), records every frame and control message it receives, and can
@@ -18,7 +19,8 @@ export class ScriptedCaller {
   private readonly queue: Int16Array[] = [];
   private timer: NodeJS.Timeout | null = null;
   private readonly frameSamples: number;
-  private echo: { delayFrames: number; gain: number; line: Int16Array[] } | null = null;
+  private echo: { delayFrames: number; gain: number; line: Int16Array[]; resampler: Resampler | null } | null = null;
+  private noise: { rms: number; seed: number } | null = null;
   /** Monotonic ms each played script item started being sent. */
   readonly marks = new Map<string, number>();
   private pendingMarks: { index: number; name: string }[] = [];
@@ -47,7 +49,7 @@ export class ScriptedCaller {
         const b = data as Buffer;
         const pcm = new Int16Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
         this.audio.push({ at, pcm });
-        if (this.echo) this.echo.line.push(pcm);
+        if (this.echo) this.echo.line.push(this.echo.resampler ? this.echo.resampler.output.slice(0, this.echo.resampler.process(pcm)) : pcm);
       } else this.text.push({ at, frame: JSON.parse(data.toString()) as Record<string, unknown> });
     });
   }
@@ -69,7 +71,13 @@ export class ScriptedCaller {
 
   /** Feeds the agent's audio back into the microphone, delayed and attenuated (an echo path). */
   enableEcho(delayMs: number, attenuationDb: number): void {
-    this.echo = { delayFrames: Math.round(delayMs / 20), gain: 10 ** (-attenuationDb / 20), line: [] };
+    const resampler = this.rateOut === this.rateIn ? null : new Resampler({ inRateHz: this.rateOut, outRateHz: this.rateIn, maxInputSamples: 8192 });
+    this.echo = { delayFrames: Math.round(delayMs / 20), gain: 10 ** (-attenuationDb / 20), line: [], resampler };
+  }
+
+  /** Adds steady white noise at `rms` (PCM16 units) to everything the microphone sends. */
+  backgroundNoise(rms: number, seed = 3): void {
+    this.noise = { rms, seed };
   }
 
   /** Queues speech (at rateIn) after what is queued; `name` marks when it starts playing. */
@@ -98,17 +106,32 @@ export class ScriptedCaller {
       this.sentFrames = this.queuedFrames;
     }
     if (this.echo) this.mixEcho(frame);
+    if (this.noise) this.mixNoise(frame);
     this.ws.send(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength));
   }
 
+  /** The agent's audio (resampled to the mic rate) comes back `delayMs` later, attenuated. */
   private mixEcho(frame: Int16Array): void {
     const e = this.echo!;
-    if (e.line.length <= e.delayFrames) return;
-    const played = e.line.shift()!;
-    // The agent's rate may differ from the microphone's: take every k-th sample.
-    const step = played.length / frame.length;
+    // The line holds resampled chunks of any length: take one frame's worth once delayed enough.
+    const have = e.line.reduce((n, c) => n + c.length, 0);
+    if (have < frame.length * (e.delayFrames + 1)) return;
+    let i = 0;
+    while (i < frame.length && e.line.length) {
+      const c = e.line[0];
+      const take = Math.min(frame.length - i, c.length);
+      for (let k = 0; k < take; k++) frame[i + k] = Math.max(-32768, Math.min(32767, Math.round(frame[i + k] + c[k] * e.gain)));
+      i += take;
+      if (take === c.length) e.line.shift();
+      else e.line[0] = c.subarray(take);
+    }
+  }
+
+  private mixNoise(frame: Int16Array): void {
+    const n = this.noise!;
     for (let i = 0; i < frame.length; i++) {
-      const v = frame[i] + played[Math.floor(i * step)] * e.gain;
+      n.seed = (n.seed * 1664525 + 1013904223) >>> 0;
+      const v = frame[i] + ((n.seed / 2 ** 32) * 2 - 1) * n.rms * Math.sqrt(3);
       frame[i] = Math.max(-32768, Math.min(32767, Math.round(v)));
     }
   }

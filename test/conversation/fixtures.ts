@@ -79,3 +79,29 @@ export async function sessionRow(h: Harness, id: string) {
   const [row] = await h.ctx.sql`select status, end_reason, connected_seconds from voice_sessions where id = ${id}`;
   return row as { status: string; end_reason: string | null; connected_seconds: number };
 }
+
+/** OpenAI STT and LLM on the fakes with TTS from the local espeak-ng (real speech, for echo tests). */
+export async function espeakPipeline(h: Harness, projectId: string, baseUrl: string) {
+  const openai = await verifiedAccount(h, projectId, 'openai', baseUrl);
+  const local = await verifiedAccount(h, projectId, 'local', null);
+  return {
+    stt: { account_id: openai, model: 'gpt-4o-mini-transcribe' },
+    llm: { account_id: openai, model: 'gpt-4.1-mini' },
+    tts: { account_id: local, model: 'espeak-ng', voice: 'en-us' },
+  };
+}
+
+/** Seeded white noise at `rms` (PCM16 units). */
+export function noise(rateHz: number, ms: number, rms: number, seed = 1): Int16Array {
+  let s = seed >>> 0;
+  const out = new Int16Array(Math.round((rateHz * ms) / 1000));
+  for (let i = 0; i < out.length; i++) {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    out[i] = Math.round(((s / 2 ** 32) * 2 - 1) * rms * Math.sqrt(3));
+  }
+  return out;
+}
+
+export const LONG_REPLY =
+  'Let me tell you about our opening hours in detail. We open at nine in the morning on weekdays. ' +
+  'On Saturdays we open a little later, at ten. On Sundays we are closed all day. Holidays follow the Sunday hours.';

@@ -1,0 +1,117 @@
+import t from 'tap';
+import { startHarness } from '../helpers/harness.js';
+import { startProviderFakes } from '../fakes/wire/providers.js';
+import { call, espeakPipeline, LONG_REPLY, openAiPipeline, setupAgent, speech, startAgentMedia } from './fixtures.js';
+
+// Barge-in through the real media socket: the caller's speech stops the agent at once; the
+// agent's own voice echoed back and background noise do not; with `backchannel` a short
+// "mm-hm" pauses the answer and it resumes.
+
+const h = await startHarness();
+const fake = await startProviderFakes({});
+const media = await startAgentMedia(h);
+t.teardown(async () => {
+  await media.drain(0);
+  await fake.close();
+  await h.close();
+});
+
+const isAssistant = (f: Record<string, unknown>) => f.type === 'transcript' && f.role === 'assistant';
+const isUser = (f: Record<string, unknown>) => f.type === 'transcript' && f.role === 'user';
+
+t.test('barge-in while the agent speaks: interrupted with heard, audio stops, history truncated', async (t) => {
+  fake.script.transcripts = ['tell me your hours', 'stop please'];
+  fake.script.replies = [LONG_REPLY, 'Sure.'];
+  const setup = await setupAgent(h, (pid) => openAiPipeline(h, pid, fake.baseUrl));
+  const { caller } = await call(h, media, setup);
+  caller.silence(200);
+  caller.say(speech('Tell me your hours.'));
+  caller.silence(800);
+  const asked = await caller.waitFor(isUser, 15_000);
+  // Let about two seconds of the answer play, then talk over it.
+  const until = performance.now() + 20_000;
+  while (caller.audioSamplesAfter(asked.at) < 24000 * 2 && performance.now() < until) await new Promise((r) => setTimeout(r, 20));
+  caller.say(speech('Stop please, I have a question.'), 'barge');
+  caller.silence(1500);
+  const interrupted = await caller.waitFor((f) => f.type === 'interrupted', 10_000);
+  const onset = caller.marks.get('barge')!;
+  t.ok(interrupted.at - onset < 600, `interrupted ${Math.round(interrupted.at - onset)} ms after the caller started`);
+  const heard = String(interrupted.frame.heard);
+  t.ok(heard.length > 0 && LONG_REPLY.startsWith(heard.split(' ').slice(0, 3).join(' ')), `heard is a prefix of the answer: "${heard}"`);
+  t.ok(heard.length < LONG_REPLY.length / 2, 'only part of the answer was heard');
+
+  // Audio stops: within the pacing lead plus a frame or two, nothing more of the answer arrives.
+  const after = caller.audio.filter((a) => a.at > interrupted.at + 150);
+  const firstUserAfter = await caller.waitFor((f) => isUser(f) && f.text === 'stop please', 15_000);
+  t.equal(after.filter((a) => a.at < firstUserAfter.at).length, 0, 'no answer audio after the interruption');
+  const truncated = caller.text.find((r) => isAssistant(r.frame) && r.at >= interrupted.at - 5);
+  t.equal(truncated?.frame.text, heard, 'the assistant transcript carries only what was heard');
+  t.notOk(caller.frames('turn_complete').length > 0 && caller.text.findIndex((r) => r.frame.type === 'turn_complete') < caller.text.indexOf(interrupted), 'no turn_complete for the cut answer before it');
+
+  await caller.waitFor((f) => isAssistant(f) && f.text === 'Sure.', 15_000);
+  const chats = fake.requests.filter((r) => r.path === '/v1/chat/completions');
+  const last = JSON.parse(chats[chats.length - 1].body.toString());
+  const assistantMsgs = last.messages.filter((m: { role: string }) => m.role === 'assistant');
+  t.equal(assistantMsgs[assistantMsgs.length - 1].content, heard, 'the model sees the truncated answer');
+  caller.hangUp();
+  await caller.closed;
+});
+
+t.test("the agent's own voice echoed back does not interrupt, and is not transcribed", async (t) => {
+  fake.script.transcripts = ['tell me your hours'];
+  fake.script.replies = [LONG_REPLY];
+  const setup = await setupAgent(h, (pid) => espeakPipeline(h, pid, fake.baseUrl));
+  const { caller } = await call(h, media, setup);
+  caller.enableEcho(80, 12);
+  caller.silence(200);
+  caller.say(speech('Tell me your hours.'));
+  caller.silence(800);
+  const asked = await caller.waitFor(isUser, 15_000);
+  const before = fake.requests.filter((r) => r.path === '/v1/audio/transcriptions').length;
+  await caller.waitFor((f) => f.type === 'turn_complete', 40_000);
+  t.equal(caller.frames('interrupted').length, 0, 'no interruption from echo');
+  t.ok(caller.audioSamplesAfter(asked.at) > 24000 * 5, 'the whole answer played');
+  const answer = caller.text.find((r) => isAssistant(r.frame) && r.at > asked.at);
+  t.equal(answer?.frame.text, LONG_REPLY);
+  t.equal(fake.requests.filter((r) => r.path === '/v1/audio/transcriptions').length, before, 'echo was never sent to speech recognition');
+  caller.hangUp();
+  await caller.closed;
+});
+
+t.test('background noise during the answer does not interrupt', async (t) => {
+  fake.script.transcripts = ['tell me your hours'];
+  fake.script.replies = [LONG_REPLY];
+  const setup = await setupAgent(h, (pid) => openAiPipeline(h, pid, fake.baseUrl));
+  const { caller } = await call(h, media, setup);
+  // A noisy room: steady noise from the start, the caller speaking over it.
+  caller.backgroundNoise(600);
+  caller.silence(1000);
+  caller.say(speech('Tell me your hours.'));
+  caller.silence(800);
+  await caller.waitFor(isUser, 15_000);
+  await caller.waitFor((f) => f.type === 'turn_complete', 30_000);
+  t.equal(caller.frames('interrupted').length, 0);
+  caller.hangUp();
+  await caller.closed;
+});
+
+t.test('with backchannel on, a short "mm-hm" pauses the answer and it resumes', async (t) => {
+  fake.script.transcripts = ['tell me your hours', 'mm hmm'];
+  fake.script.replies = [LONG_REPLY];
+  const setup = await setupAgent(h, (pid) => openAiPipeline(h, pid, fake.baseUrl), { backchannel: true });
+  const { caller } = await call(h, media, setup);
+  caller.silence(200);
+  caller.say(speech('Tell me your hours.'));
+  caller.silence(800);
+  const asked = await caller.waitFor(isUser, 15_000);
+  while (caller.audioSamplesAfter(asked.at) < 24000 * 1.5) await new Promise((r) => setTimeout(r, 20));
+  caller.say(speech('Mm-hm.'));
+  await caller.waitFor((f) => f.type === 'interrupted', 10_000);
+  await caller.waitFor((f) => f.type === 'turn_complete', 30_000);
+  const answer = caller.text.find((r) => isAssistant(r.frame) && r.at > asked.at);
+  t.equal(answer?.frame.text, LONG_REPLY, 'the whole answer was spoken');
+  t.equal(caller.text.filter((r) => isUser(r.frame)).length, 1, 'the backchannel was not taken as a turn');
+  t.equal(fake.requests.filter((r) => r.path === '/v1/chat/completions').length, 1, 'no new answer was generated');
+  caller.hangUp();
+  await caller.closed;
+});
