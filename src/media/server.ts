@@ -7,6 +7,8 @@ import { activateSession, CloseCode, NODE_LEASE_RENEW_MS, renewNodeLease, type R
 import { endSession, type EndSignal } from '../sessions/settlement.js';
 import { ACTIVE_SLOT_LEASE_MS, renewSlots } from '../sessions/slots.js';
 import type { TranscriptEntry } from '../webhooks/index.js';
+import type { SessionRow } from '../db/repos/voice-sessions.js';
+import type { CallPipeline } from './call-pipeline.js';
 import { BrowserTransport, type SocketData } from './browser-transport.js';
 import { UWS_MAX_PAYLOAD_BYTES } from './control-frames.js';
 import { Pacer } from './pacer.js';
@@ -35,6 +37,8 @@ export interface MediaServerOptions {
   conversation?: ConversationOptions;
   /** Routes of other transports (carrier media streams) on the same app. */
   routes?: ((app: uWS.TemplatedApp, calls: CallStarter) => void)[];
+  /** Builds every call's pipeline instead of `pipeline` (tests inject scripted pipelines). */
+  pipelineFactory?: (row: SessionRow) => CallPipeline | Promise<CallPipeline>;
 }
 
 export type CallStart = { ok: true; session: VoiceSession } | { ok: false; code: RefusalCode | 1011; reason: string };
@@ -64,7 +68,7 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
   const now = () => performance.now();
 
   const settle = (sessionId: string, signal: EndSignal, transcript: TranscriptEntry[]) => {
-    const p = endSession(ctx, sessionId, { ...signal, disconnectedAt: ctx.clock.now(), transcript } as EndSignal)
+    const p = endSession(ctx, sessionId, { ...signal, disconnectedAt: ctx.clock.now(), transcript })
       .catch((err) => log.error({ err, session_id: sessionId }, 'settlement failed; the sweeper will settle it'))
       .finally(() => settling.delete(p));
     settling.add(p);
@@ -87,7 +91,9 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
       if (!act.ok) return act;
       let pipeline;
       try {
-        pipeline = await openPipeline(ctx, act.session, kind, log, (c, row, l) => createConversation(c, row, l, opts.conversation));
+        pipeline = opts.pipelineFactory
+          ? await opts.pipelineFactory(act.session)
+          : await openPipeline(ctx, act.session, kind, log, (c, row, l) => createConversation(c, row, l, opts.conversation));
       } catch (err) {
         // The pipeline cannot start: the call fails at once with nothing billed (connected 0 s).
         const unavailable = err instanceof PipelineUnavailable;

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { startProviderFakes } from '../fakes/wire/providers.js';
+import { getTranscript } from '../../src/transcripts/index.js';
 import { call, openAiPipeline, sessionRow, setupAgent, speech, startAgentMedia } from './fixtures.js';
 
 // A whole cascade call through the real media socket against the OpenAI wire fakes:
@@ -17,7 +18,7 @@ t.teardown(async () => {
 });
 
 t.test('greeting, one caller turn, an answer, then hang-up', async (t) => {
-  const setup = await setupAgent(h, (pid) => openAiPipeline(h, pid, fake.baseUrl), { greeting: 'Hello {{name}}.' });
+  const setup = await setupAgent(h, (pid) => openAiPipeline(h, pid, fake.baseUrl), { greeting: 'Hello {{name}}.', store_transcript: true });
   const { caller, sessionId } = await call(h, media, setup);
   const greeting = await caller.waitFor((f) => f.type === 'transcript' && f.role === 'assistant');
   t.equal(greeting.frame.text, 'Hello Ann.', 'greeting rendered with the variables');
@@ -50,4 +51,23 @@ t.test('greeting, one caller turn, an answer, then hang-up', async (t) => {
   const row = await sessionRow(h, sessionId);
   t.equal(row.status, 'completed');
   t.equal(row.end_reason, 'caller_hangup');
+
+  // The transcript is stored with the settlement (store_transcript), times from the media connect.
+  const stored = await getTranscript(h.ctx.sql, sessionId);
+  t.same(stored.map((e) => [e.role, e.text]), [['assistant', 'Hello Ann.'], ['user', 'what time is it'], ['assistant', 'It is noon. Anything else?']]);
+  t.ok(stored.every((e, i) => e.end_ms >= e.start_ms && (i === 0 || e.start_ms >= stored[i - 1].start_ms)), 'times are ordered');
+});
+
+t.test('without store_transcript nothing is kept', async (t) => {
+  fake.script.transcripts = ['hi'];
+  fake.script.replies = ['Hello.'];
+  const setup = await setupAgent(h, (pid) => openAiPipeline(h, pid, fake.baseUrl));
+  const { caller, sessionId } = await call(h, media, setup);
+  caller.silence(300);
+  caller.say(speech('Hi.'));
+  await caller.waitForCount('turn_complete', 1, 15_000);
+  caller.hangUp();
+  await caller.closed;
+  await media.idle();
+  t.same(await getTranscript(h.ctx.sql, sessionId), []);
 });
