@@ -115,3 +115,25 @@ t.test('with backchannel on, a short "mm-hm" pauses the answer and it resumes', 
   caller.hangUp();
   await caller.closed;
 });
+
+t.test('with backchannel on, the agent acknowledges a long caller turn without taking the floor', async (t) => {
+  fake.script.transcripts = ['a long story'];
+  fake.script.replies = ['I see.'];
+  const setup = await setupAgent(h, (pid) => openAiPipeline(h, pid, fake.baseUrl), { backchannel: true });
+  const { caller } = await call(h, media, setup);
+  caller.silence(300);
+  const sentences = ['I want to tell you about my trip.', 'We drove to the coast last week.', 'The weather was lovely all the time.', 'Then the car broke down near a village.', 'A farmer helped us tow it to a garage.'];
+  caller.say(speech(sentences[0]), 'story');
+  // espeak-ng pads each sentence with a little silence: short pauses, shorter than endpointing.
+  for (const s of sentences.slice(1)) caller.say(speech(s));
+  const user = await caller.waitFor(isUser, 40_000);
+  const start = caller.marks.get('story')!;
+  const during = caller.audio.filter((a) => a.at > start + 4000 && a.at < user.at);
+  t.ok(during.length >= 5, `acknowledgement audio during the caller's turn (${during.length} frames)`);
+  t.equal(caller.frames('interrupted').length, 0);
+  t.equal(user.frame.text, 'a long story', 'the turn was not cut by the acknowledgement');
+  await caller.waitFor((f) => isAssistant(f) && f.text === 'I see.', 15_000);
+  t.notOk(caller.frames('transcript').some((f) => f.role === 'assistant' && f.text !== 'I see.'), 'acknowledgements are not transcribed');
+  caller.hangUp();
+  await caller.closed;
+});
