@@ -139,6 +139,8 @@ export class CascadeCall implements CallPipeline {
       maxDuration: () => this.sayAndEnd(Phrases.maxDurationGoodbye, 'max_duration'),
     });
     this.history = [{ role: 'system', content: agent.prompt }];
+    // The greeting is synthesized now, while the socket upgrade completes (or comes from the cache).
+    if (agent.greeting) void this.phrases.get(agent.greeting);
     this.runTool = opts.runTool ?? null;
     this.log = opts.log ?? null;
   }
