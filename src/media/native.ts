@@ -107,11 +107,33 @@ export class Resampler {
   }
   /** Resamples input; returns the number of samples written to `output`. */
   process(input: Int16Array): number { return check(this.n.process(input)); }
+  /** Native bytes this instance owns (sample buffers and `output`; the shared filter table excluded). */
+  get stateBytes(): number { return this.n.stateBytes; }
   /** Float path (no int16 rounding), used for measurements. */
   processFloat(input: Float32Array, output: Float32Array): number { return check(this.n.processFloat(input, output)); }
   outputSamplesFor(inputSamples: number): number { return this.n.outputSamplesFor(inputSamples); }
   reset(): void { this.n.reset(); }
 }
+
+/** Introspection for tests, benchmarks and memory figures. */
+export const nativeDebug = {
+  /**
+   * Resampler filter tables alive in this process. One table per (in rate, out rate,
+   * quality) is shared by every Resampler and MediaChannel of that ratio.
+   */
+  resamplerTables(): { tables: number; bytes: number } {
+    const [tables, bytes] = addon.resamplerTables() as [number, number];
+    return { tables, bytes };
+  },
+  /**
+   * Kernel used for small ratios: 'avx512', 'avx2' or 'generic' (from the CPU; the
+   * VC_NATIVE_SIMD environment variable overrides). With a level, switches the whole
+   * process to it and returns it, or '' when this CPU cannot run it.
+   */
+  resamplerSimd(level?: 'avx512' | 'avx2' | 'generic'): string {
+    return level === undefined ? addon.resamplerSimd() : addon.resamplerSimd(level);
+  },
+};
 
 function g711(op: number, input: Int16Array | Uint8Array, output: Int16Array | Uint8Array): number {
   return check(addon.g711(op, input, output));

@@ -22,12 +22,17 @@ inline void ThrowArg(Napi::Env env, const char* what) {
   e.ThrowAsJavaScriptException();
 }
 
-// Raw bytes of a Buffer/Uint8Array/any TypedArray/DataView/ArrayBuffer.
+// Raw bytes of a Buffer/Uint8Array/any TypedArray or ArrayBuffer. Hot path: one
+// napi_get_typedarray_info call (its data pointer already includes the byte offset)
+// instead of the several that Napi::TypedArray accessors make.
 inline bool Bytes(const Napi::Value& v, const uint8_t** p, size_t* n) {
-  if (v.IsTypedArray()) {
-    Napi::TypedArray t = v.As<Napi::TypedArray>();
-    *p = static_cast<const uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset();
-    *n = t.ByteLength();
+  napi_typedarray_type type;
+  size_t len = 0;
+  void* data = nullptr;
+  if (napi_get_typedarray_info(v.Env(), v, &type, &len, &data, nullptr, nullptr) == napi_ok) {
+    static const uint8_t kElementBytes[] = {1, 1, 1, 2, 2, 4, 4, 4, 8, 8, 8};  // napi_int8_array .. napi_biguint64_array
+    *p = static_cast<const uint8_t*>(data);
+    *n = len * (static_cast<size_t>(type) < sizeof kElementBytes ? kElementBytes[type] : 1);
     return true;
   }
   if (v.IsArrayBuffer()) {
@@ -41,11 +46,12 @@ inline bool Bytes(const Napi::Value& v, const uint8_t** p, size_t* n) {
 
 template <typename T, napi_typedarray_type K>
 inline bool Typed(const Napi::Value& v, T** p, size_t* n) {
-  if (!v.IsTypedArray()) return false;
-  Napi::TypedArray t = v.As<Napi::TypedArray>();
-  if (t.TypedArrayType() != K) return false;
-  *p = reinterpret_cast<T*>(static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset());
-  *n = t.ElementLength();
+  napi_typedarray_type type;
+  size_t len = 0;
+  void* data = nullptr;
+  if (napi_get_typedarray_info(v.Env(), v, &type, &len, &data, nullptr, nullptr) != napi_ok || type != K) return false;
+  *p = static_cast<T*>(data);
+  *n = len;
   return true;
 }
 

@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <string>
+
 #include "common.h"
 #include "vc/resampler.h"
 
@@ -16,17 +19,22 @@ class ResamplerWrap : public Napi::ObjectWrap<ResamplerWrap> {
       InstanceAccessor("output", &ResamplerWrap::Output, nullptr),
       InstanceAccessor("tapsPerPhase", &ResamplerWrap::Taps, nullptr),
       InstanceAccessor("delayOutSamples", &ResamplerWrap::Delay, nullptr),
+      InstanceAccessor("stateBytes", &ResamplerWrap::StateBytes, nullptr),
     });
     exports.Set("Resampler", f);
+    exports.Set("resamplerTables", Napi::Function::New(env, Tables));
+    exports.Set("resamplerSimd", Napi::Function::New(env, Simd));
     return exports;
   }
 
   explicit ResamplerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ResamplerWrap>(info) {
     const int q = IntArg(info, 2, 1);
-    vc::Status s = core_.Init(IntArg(info, 0, 0), IntArg(info, 1, 0), static_cast<vc::ResamplerQuality>(q));
-    if (!vc::Ok(s)) { ThrowStatus(info.Env(), s); return; }
     const int maxIn = IntArg(info, 3, 32768);
     if (maxIn <= 0 || maxIn > (1 << 22)) { ThrowStatus(info.Env(), vc::Status::kInvalidArgument); return; }
+    // The internal block never needs to exceed the largest call: state sized by it.
+    const size_t block = std::min<size_t>(static_cast<size_t>(maxIn), 2048);
+    vc::Status s = core_.Init(IntArg(info, 0, 0), IntArg(info, 1, 0), static_cast<vc::ResamplerQuality>(q), block);
+    if (!vc::Ok(s)) { ThrowStatus(info.Env(), s); return; }
     out_.Make(info.Env(), core_.OutputSamplesFor(static_cast<size_t>(maxIn)) + 8);
   }
 
@@ -63,6 +71,27 @@ class ResamplerWrap : public Napi::ObjectWrap<ResamplerWrap> {
   Napi::Value Output(const Napi::CallbackInfo&) { return out_.Value(); }
   Napi::Value Taps(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), core_.tapsPerPhase()); }
   Napi::Value Delay(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), core_.delayOutSamples()); }
+  // Native bytes this instance owns: sample buffers + the output array (shared table excluded).
+  Napi::Value StateBytes(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(core_.stateBytes() + out_.size * sizeof(int16_t)));
+  }
+  // resamplerTables() -> [live shared filter tables, their bytes].
+  static Napi::Value Tables(const Napi::CallbackInfo& info) {
+    const vc::ResamplerTableStats t = vc::ResamplerTables();
+    Napi::Array a = Napi::Array::New(info.Env(), 2);
+    a.Set(0u, static_cast<double>(t.tables));
+    a.Set(1u, static_cast<double>(t.bytes));
+    return a;
+  }
+  // resamplerSimd(level?) -> kernel in use; with a level ("avx512", "avx2", "generic")
+  // switches to it first, returning "" when this CPU cannot run it (tests, benchmarks).
+  static Napi::Value Simd(const Napi::CallbackInfo& info) {
+    if (info.Length() > 0 && info[0].IsString()) {
+      const std::string level = info[0].As<Napi::String>().Utf8Value();
+      if (!vc::SetResamplerSimd(level.c_str())) return Napi::String::New(info.Env(), "");
+    }
+    return Napi::String::New(info.Env(), vc::ResamplerSimd());
+  }
 
   vc::Resampler core_;
   Held<int16_t> out_;

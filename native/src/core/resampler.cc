@@ -1,10 +1,20 @@
 #include "vc/resampler.h"
 
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <numeric>
+#include <tuple>
 
 #include "vc/simd.h"
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(VC_NO_MULTIVERSION)
+#define VC_X86_KERNELS 1
+#include <immintrin.h>
+#endif
 
 namespace vc {
 
@@ -61,69 +71,6 @@ size_t Produce(const float* coef, int taps, int up, int stepInt, int stepFrac,
   return n;
 }
 
-// Small ratios (call path): "vertical" form. Outputs sharing a phase are
-// evenly spaced by down input samples, so with the input split into `down`
-// interleaved streams each tap becomes one broadcast coefficient times a
-// contiguous vector of 8 outputs. No horizontal sums, fewer loads per MAC.
-VC_MULTIVERSION
-size_t ProduceVertical(const float* coef, int taps, int up, int down, const float* buf, size_t fill,
-                       size_t* posIo, int* phaseIo, float* streams, size_t streamLen, float* y, float* out,
-                       int16_t* pcmOut) {
-  const size_t pos0 = *posIo;
-  const int phase0 = *phaseIo;
-  if (pos0 >= fill) return 0;
-  if (down == 1) {
-    streams = const_cast<float*>(buf);  // one stream: the buffer itself (padded)
-  } else {
-    for (int s = 0; s < down; ++s) {  // streams[s][u] = buf[s + u*down]
-      float* st = streams + static_cast<size_t>(s) * streamLen;
-      size_t u = 0;
-      for (size_t i = s; i < fill; i += down) st[u++] = buf[i];
-    }
-  }
-  size_t total = 0;
-  for (int r = 0; r < up; ++r) {
-    const long a = phase0 + static_cast<long>(r) * down;
-    const int pr = static_cast<int>(a % up);
-    const size_t posr = pos0 + static_cast<size_t>(a / up);
-    if (posr >= fill) continue;
-    const size_t count = (fill - posr + down - 1) / down;
-    const float* c = coef + static_cast<size_t>(pr) * taps;
-    const size_t q0 = posr - (taps - 1);
-    for (size_t k0 = 0; k0 < count; k0 += 32) {
-      v8f e0 = {0}, e1 = {0}, e2 = {0}, e3 = {0}, o0 = {0}, o1 = {0}, o2 = {0}, o3 = {0};
-      size_t s = q0 % down, u = q0 / down + k0;
-      for (int j = 0; j < taps; j += 2) {
-        const float* x = streams + s * streamLen + u;
-        const v8f ce = v8f{} + c[j];
-        e0 += ce * LoadU8(x); e1 += ce * LoadU8(x + 8); e2 += ce * LoadU8(x + 16); e3 += ce * LoadU8(x + 24);
-        if (++s == static_cast<size_t>(down)) { s = 0; ++u; }
-        const float* x1 = streams + s * streamLen + u;
-        const v8f co = v8f{} + c[j + 1];
-        o0 += co * LoadU8(x1); o1 += co * LoadU8(x1 + 8); o2 += co * LoadU8(x1 + 16); o3 += co * LoadU8(x1 + 24);
-        if (++s == static_cast<size_t>(down)) { s = 0; ++u; }
-      }
-      const v8f r0 = e0 + o0, r1 = e1 + o1, r2 = e2 + o2, r3 = e3 + o3;
-      std::memcpy(y + k0, &r0, 32); std::memcpy(y + k0 + 8, &r1, 32);
-      std::memcpy(y + k0 + 16, &r2, 32); std::memcpy(y + k0 + 24, &r3, 32);
-    }
-    if (pcmOut) {  // int16 output: convert while scattering (saves a pass)
-      for (size_t k = 0; k < count; ++k) {
-        float v = y[k];
-        v = v > 32767.f ? 32767.f : (v < -32768.f ? -32768.f : v);
-        pcmOut[r + k * up] = static_cast<int16_t>(static_cast<int>(v + (v >= 0.f ? 0.5f : -0.5f)));
-      }
-    } else {
-      for (size_t k = 0; k < count; ++k) out[r + k * up] = y[k];
-    }
-    total += count;
-  }
-  const long a = phase0 + static_cast<long>(total) * down;
-  *posIo = pos0 + static_cast<size_t>(a / up);
-  *phaseIo = static_cast<int>(a % up);
-  return total;
-}
-
 // Round-half-away and saturate a block to int16; vectorises in the v3 clone.
 VC_MULTIVERSION
 void ToPcmBlock(const float* in, size_t n, int16_t* out) {
@@ -146,32 +93,180 @@ inline float ToFloat(float v) { return v; }
 
 }  // namespace
 
-Status Resampler::Init(int inRateHz, int outRateHz, ResamplerQuality q) {
-  if (!RateOk(inRateHz) || !RateOk(outRateHz)) return Status::kUnsupportedRate;
-  int qi = static_cast<int>(q);
-  if (qi < 0 || qi > 3) return Status::kInvalidArgument;
-  const int g = std::gcd(inRateHz, outRateHz);
-  up_ = outRateHz / g;
-  down_ = inRateHz / g;
-  // Bounds the coefficient table (phases x taps) for odd rate pairs.
-  if (up_ > kMaxPhases || down_ > kMaxPhases) { up_ = down_ = 1; taps_ = 0; return Status::kUnsupportedRate; }
+// ---- Small-ratio kernels, one per instruction set (resampler_kernel.inc) ----
+
+namespace kgen {  // any CPU: GCC vectors, separate multiply and add
+struct V {
+  using T = v8f;
+  static constexpr int kLanes = 8, kMainBlocks = 4;
+  static T Zero() { return T{}; }
+  static T Bcast(const float* p) { return T{} + *p; }
+  static T Load(const float* p) { return LoadU8(p); }
+  static T Fma(T a, T b, T c) { return c + a * b; }
+  static T Add(T a, T b) { return a + b; }
+  static void Store(float* p, T v) { std::memcpy(p, &v, sizeof v); }
+  static void StorePcm(int32_t* p, T v) {
+    for (int i = 0; i < kLanes; ++i) {
+      float x = v[i];
+      x = x > 32767.f ? 32767.f : (x < -32768.f ? -32768.f : x);
+      p[i] = static_cast<int>(x + (x >= 0.f ? 0.5f : -0.5f));
+    }
+  }
+};
+#include "resampler_kernel.inc"
+}  // namespace kgen
+
+#ifdef VC_X86_KERNELS
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace kavx2 {
+struct V {
+  using T = __m256;
+  static constexpr int kLanes = 8, kMainBlocks = 5;  // 10 accumulators + 2 broadcasts of 16 registers
+  static T Zero() { return _mm256_setzero_ps(); }
+  static T Bcast(const float* p) { return _mm256_broadcast_ss(p); }
+  static T Load(const float* p) { return _mm256_loadu_ps(p); }
+  static T Fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
+  static T Add(T a, T b) { return _mm256_add_ps(a, b); }
+  static void Store(float* p, T v) { _mm256_storeu_ps(p, v); }
+  static void StorePcm(int32_t* p, T v) {  // clamp, then round half away from zero
+    v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(-32768.f)), _mm256_set1_ps(32767.f));
+    const T half = _mm256_or_ps(_mm256_and_ps(v, _mm256_set1_ps(-0.f)), _mm256_set1_ps(0.5f));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_cvttps_epi32(_mm256_add_ps(v, half)));
+  }
+};
+#include "resampler_kernel.inc"
+}  // namespace kavx2
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma")
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12: _mm512_undefined_* in the cvt intrinsics
+namespace kavx512 {
+struct V {
+  using T = __m512;
+  static constexpr int kLanes = 16, kMainBlocks = 5;  // 80 outputs: a 20 ms class is 160
+  static T Zero() { return _mm512_setzero_ps(); }
+  static T Bcast(const float* p) { return _mm512_set1_ps(*p); }
+  static T Load(const float* p) { return _mm512_loadu_ps(p); }
+  static T Fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+  static T Add(T a, T b) { return _mm512_add_ps(a, b); }
+  static void Store(float* p, T v) { _mm512_storeu_ps(p, v); }
+  static void StorePcm(int32_t* p, T v) {
+    v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(-32768.f)), _mm512_set1_ps(32767.f));
+    const __m512i sign = _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(static_cast<int>(0x80000000u)));
+    const T half = _mm512_castsi512_ps(_mm512_or_si512(sign, _mm512_castps_si512(_mm512_set1_ps(0.5f))));
+    _mm512_storeu_si512(p, _mm512_cvttps_epi32(_mm512_add_ps(v, half)));
+  }
+};
+#include "resampler_kernel.inc"
+}  // namespace kavx512
+#pragma GCC diagnostic pop
+#pragma GCC pop_options
+#endif
+
+namespace {
+
+struct Kernels {
+  const char* name;
+  size_t (*vertical)(const float*, int, int, int, const float*, size_t, size_t, size_t*, int*, float*, int16_t*);
+  void (*split16)(const int16_t*, size_t, size_t, int, float*, size_t);
+  void (*splitF)(const float*, size_t, size_t, int, float*, size_t);
+};
+
+const Kernels kGeneric = {"generic", kgen::Vertical, kgen::Split<int16_t>, kgen::Split<float>};
+#ifdef VC_X86_KERNELS
+const Kernels kAvx2 = {"avx2", kavx2::Vertical, kavx2::Split<int16_t>, kavx2::Split<float>};
+const Kernels kAvx512 = {"avx512", kavx512::Vertical, kavx512::Split<int16_t>, kavx512::Split<float>};
+#endif
+
+const Kernels* KernelsNamed(const char* name) {
+  if (!name) return nullptr;
+#ifdef VC_X86_KERNELS
+  __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (!std::strcmp(name, "avx512")) return avx2 && __builtin_cpu_supports("avx512f") ? &kAvx512 : nullptr;
+  if (!std::strcmp(name, "avx2")) return avx2 ? &kAvx2 : nullptr;
+#endif
+  if (!std::strcmp(name, "generic")) return &kGeneric;
+  return nullptr;
+}
+
+const Kernels* BestKernels() {
+  if (const Kernels* k = KernelsNamed(std::getenv("VC_NATIVE_SIMD"))) return k;
+  for (const char* n : {"avx512", "avx2"})
+    if (const Kernels* k = KernelsNamed(n)) return k;
+  return &kGeneric;
+}
+
+std::atomic<const Kernels*> gKernels{nullptr};
+
+const Kernels* ActiveKernels() {
+  const Kernels* k = gKernels.load(std::memory_order_relaxed);
+  if (!k) {
+    k = BestKernels();
+    gKernels.store(k, std::memory_order_relaxed);
+  }
+  return k;
+}
+
+inline void Split(const Kernels* k, const int16_t* in, size_t n, size_t fill0, int down, float* st, size_t len) {
+  k->split16(in, n, fill0, down, st, len);
+}
+inline void Split(const Kernels* k, const float* in, size_t n, size_t fill0, int down, float* st, size_t len) {
+  k->splitF(in, n, fill0, down, st, len);
+}
+
+std::atomic<size_t> gTables{0}, gTableBytes{0};
+
+}  // namespace
+
+const char* ResamplerSimd() { return ActiveKernels()->name; }
+
+bool SetResamplerSimd(const char* level) {
+  const Kernels* k = KernelsNamed(level);
+  if (!k) return false;
+  gKernels.store(k, std::memory_order_relaxed);
+  return true;
+}
+
+ResamplerTableStats ResamplerTables() { return {gTables.load(), gTableBytes.load()}; }
+
+// ---- Shared filter tables ----
+
+struct ResamplerFilter {
+  int up = 1, down = 1, taps = 0;
+  std::vector<float> coef;  // up phases x taps, time reversed, unit DC gain per phase
+  ResamplerFilter() = default;
+  ResamplerFilter(const ResamplerFilter&) = delete;
+  ResamplerFilter& operator=(const ResamplerFilter&) = delete;
+  ~ResamplerFilter() {
+    gTables.fetch_sub(1);
+    gTableBytes.fetch_sub(coef.size() * sizeof(float));
+  }
+};
+
+namespace {
+
+// Kaiser-windowed sinc for one (in, out, quality); up/down are the reduced ratio terms.
+std::shared_ptr<const ResamplerFilter> DesignFilter(int inRateHz, int outRateHz, int up, int down, ResamplerQuality q) {
   Design d = DesignFor(q);
   // Decimation folds everything above the new Nyquist straight back into the
   // band, so it gets 5.5 dB more design margin (measured: up >= 86 dB, down >= 88 dB).
   if (inRateHz > outRateHz) d.attenDb += 5.5;
-  const double fsUp = static_cast<double>(inRateHz) * up_;
+  const double fsUp = static_cast<double>(inRateHz) * up;
   const double nyq = 0.5 * std::min(inRateHz, outRateHz);
   const double pass = d.passEdge * nyq, stop = d.stopEdge * nyq;
   const double fc = 0.5 * (pass + stop) / fsUp;  // cycles per upsampled sample
   const double dw = 2.0 * M_PI * (stop - pass) / fsUp;
   const double nTotal = (d.attenDb - 7.95) / (2.285 * dw) + 1.0;
-  taps_ = static_cast<int>(std::ceil(nTotal / up_));
-  taps_ = (taps_ + 7) & ~7;  // SIMD width; a longer window only helps
-  stepInt_ = down_ / up_;
-  stepFrac_ = down_ % up_;
-  if (taps_ < stepInt_ + 2) taps_ = (stepInt_ + 2 + 7) & ~7;
+  int taps = static_cast<int>(std::ceil(nTotal / up));
+  taps = (taps + 7) & ~7;  // SIMD width; a longer window only helps
+  const int stepInt = down / up;
+  if (taps < stepInt + 2) taps = (stepInt + 2 + 7) & ~7;
   const double beta = 0.1102 * (d.attenDb - 8.7);
-  const int len = taps_ * up_;
+  const int len = taps * up;
   const double center = 0.5 * (len - 1);
   const double i0b = BesselI0(beta);
   std::vector<double> h(len);
@@ -183,27 +278,83 @@ Status Resampler::Init(int inRateHz, int outRateHz, ResamplerQuality q) {
     const double sinc = (std::fabs(arg) < 1e-12) ? 1.0 : std::sin(M_PI * arg) / (M_PI * arg);
     h[t] = 2.0 * fc * sinc * w;
   }
-  coef_.assign(static_cast<size_t>(len), 0.f);
-  for (int p = 0; p < up_; ++p) {
+  auto f = std::make_shared<ResamplerFilter>();
+  f->up = up;
+  f->down = down;
+  f->taps = taps;
+  f->coef.assign(static_cast<size_t>(len), 0.f);
+  for (int p = 0; p < up; ++p) {
     double sum = 0;
-    for (int k = 0; k < taps_; ++k) sum += h[p + k * up_];
+    for (int k = 0; k < taps; ++k) sum += h[p + k * up];
     // Each phase gets unit DC gain so a constant input stays exactly flat.
-    for (int k = 0; k < taps_; ++k)
-      coef_[static_cast<size_t>(p) * taps_ + (taps_ - 1 - k)] = static_cast<float>(h[p + k * up_] / sum);
+    for (int k = 0; k < taps; ++k)
+      f->coef[static_cast<size_t>(p) * taps + (taps - 1 - k)] = static_cast<float>(h[p + k * up] / sum);
   }
-  buf_.assign(taps_ - 1 + kBlock + kPad, 0.f);
+  gTables.fetch_add(1);
+  gTableBytes.fetch_add(f->coef.size() * sizeof(float));
+  return f;
+}
+
+// One live table per key; entries of tables nobody holds any more are designed anew.
+std::shared_ptr<const ResamplerFilter> SharedFilter(int inRateHz, int outRateHz, int up, int down, ResamplerQuality q) {
+  using Key = std::tuple<int, int, int>;
+  static std::mutex mu;
+  static std::map<Key, std::weak_ptr<const ResamplerFilter>>* cache = new std::map<Key, std::weak_ptr<const ResamplerFilter>>();
+  std::lock_guard<std::mutex> lock(mu);
+  const Key key(inRateHz, outRateHz, static_cast<int>(q));
+  auto it = cache->find(key);
+  if (it != cache->end()) {
+    if (auto f = it->second.lock()) return f;
+  }
+  for (auto e = cache->begin(); e != cache->end();) e = e->second.expired() ? cache->erase(e) : std::next(e);
+  auto f = DesignFilter(inRateHz, outRateHz, up, down, q);
+  (*cache)[key] = f;
+  return f;
+}
+
+}  // namespace
+
+Status Resampler::Init(int inRateHz, int outRateHz, ResamplerQuality q, size_t maxBlockSamples) {
+  filter_.reset();
+  coef_ = nullptr;
+  up_ = down_ = 1;
+  taps_ = 0;
+  buf_.clear();
+  buf_.shrink_to_fit();
+  if (!RateOk(inRateHz) || !RateOk(outRateHz)) return Status::kUnsupportedRate;
+  int qi = static_cast<int>(q);
+  if (qi < 0 || qi > 3) return Status::kInvalidArgument;
+  if (maxBlockSamples > (size_t{1} << 22)) return Status::kInvalidArgument;
+  const int g = std::gcd(inRateHz, outRateHz);
+  const int up = outRateHz / g, down = inRateHz / g;
+  // Bounds the coefficient table (phases x taps) for odd rate pairs.
+  if (up > kMaxPhases || down > kMaxPhases) return Status::kUnsupportedRate;
+  filter_ = SharedFilter(inRateHz, outRateHz, up, down, q);
+  coef_ = filter_->coef.data();
+  up_ = up;
+  down_ = down;
+  taps_ = filter_->taps;
+  stepInt_ = down_ / up_;
+  stepFrac_ = down_ % up_;
+  const size_t block = maxBlockSamples ? maxBlockSamples : kBlock;
   vertical_ = up_ <= 6 && down_ <= 6;
+  // History is taps-1 samples, plus down-1 in the vertical form, whose streams only
+  // shift by whole multiples of down.
+  cap_ = static_cast<size_t>(taps_ - 1) + static_cast<size_t>(down_ - 1) + block;
   if (vertical_) {
-    streamLen_ = buf_.size() / down_ + kPad;  // lanes read past the last output
-    streams_.assign(streamLen_ * down_, 0.f);
-    vy_.assign(buf_.size() / down_ + kPad, 0.f);  // one class's outputs, padded to whole groups
+    streamLen_ = (cap_ + down_ - 1) / down_ + kPad / 2;  // lanes read up to one vector past the last output
+    buf_.assign(streamLen_ * down_, 0.f);
+  } else {
+    streamLen_ = 0;
+    buf_.assign(cap_ + kPad, 0.f);
   }
+  buf_.shrink_to_fit();
   Reset();
   return Status::kOk;
 }
 
 void Resampler::Reset() {
-  std::fill(buf_.begin(), buf_.end(), 0.f);
+  std::fill(buf_.begin(), buf_.end(), 0.f);  // the history is silence
   fill_ = taps_ > 0 ? taps_ - 1 : 0;
   pos_ = fill_;
   phase_ = 0;
@@ -226,34 +377,44 @@ Status Resampler::Run(const In* in, size_t n, Out* out, size_t outCap, size_t* n
   if (taps_ == 0) return Status::kInvalidArgument;
   if (n > 0 && in == nullptr) return Status::kInvalidArgument;
   if (OutputSamplesFor(n) > outCap) return Status::kBufferTooSmall;
+  const Kernels* kern = ActiveKernels();
   size_t written = 0;
   float tmp[512];
   size_t done = 0;
+  float* const buf = buf_.data();
   while (done < n) {
-    size_t room = buf_.size() - kPad - fill_;
-    size_t chunk = std::min(room, n - done);
-    float* dst = buf_.data() + fill_;
-    for (size_t i = 0; i < chunk; ++i) dst[i] = ToFloat(in[done + i]);
-    done += chunk;
-    // Cap the newest sample index so at most 512 outputs land in tmp per pass.
-    size_t fill = fill_ + chunk;
+    const size_t chunk = std::min(cap_ - fill_, n - done);
+    const size_t fill = fill_ + chunk;
     if (vertical_) {
-      size_t k = ProduceVertical(coef_.data(), taps_, up_, down_, buf_.data(), fill, &pos_, &phase_,
-                                 streams_.data(), streamLen_, vy_.data(), AsFloat(out + written),
-                                 AsPcm(out + written));
-      written += k;
+      Split(kern, in + done, chunk, fill_, down_, buf, streamLen_);
+      written += kern->vertical(coef_, taps_, up_, down_, buf, streamLen_, fill, &pos_, &phase_,
+                                AsFloat(out + written), AsPcm(out + written));
+    } else {
+      float* dst = buf + fill_;
+      for (size_t i = 0; i < chunk; ++i) dst[i] = ToFloat(in[done + i]);
+      // Cap the newest sample index so at most 512 outputs land in tmp per pass.
+      while (pos_ < fill) {
+        size_t lim = std::min(fill, pos_ + static_cast<size_t>(512 / (up_ / down_ + 1)) * 1);
+        if (lim <= pos_) lim = pos_ + 1;
+        size_t k = Produce(coef_, taps_, up_, stepInt_, stepFrac_, buf, lim, &pos_, &phase_, tmp);
+        StoreBlock(tmp, k, out + written);
+        written += k;
+      }
     }
-    while (pos_ < fill) {
-      size_t lim = std::min(fill, pos_ + static_cast<size_t>(512 / (up_ / down_ + 1)) * 1);
-      if (lim <= pos_) lim = pos_ + 1;
-      size_t k = Produce(coef_.data(), taps_, up_, stepInt_, stepFrac_, buf_.data(), lim, &pos_, &phase_, tmp);
-      StoreBlock(tmp, k, out + written);
-      written += k;
-    }
+    done += chunk;
     fill_ = fill;
     // Keep the last taps-1 samples before pos_ as history for the next pass.
-    const size_t keep = pos_ - (taps_ - 1);
-    std::memmove(buf_.data(), buf_.data() + keep, (fill_ - keep) * sizeof(float));
+    size_t keep = pos_ - (taps_ - 1);
+    if (vertical_) {
+      keep -= keep % static_cast<size_t>(down_);  // streams shift by whole rows
+      const size_t rows = (fill_ - keep + down_ - 1) / down_;
+      for (int s = 0; s < down_; ++s) {
+        float* st = buf + static_cast<size_t>(s) * streamLen_;
+        std::memmove(st, st + keep / down_, rows * sizeof(float));
+      }
+    } else {
+      std::memmove(buf, buf + keep, (fill_ - keep) * sizeof(float));
+    }
     fill_ -= keep;
     pos_ -= keep;
   }
