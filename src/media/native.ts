@@ -281,6 +281,8 @@ export interface MediaChannelOptions {
   quality?: ResamplerQuality;
   vad?: VadOptions;
   bargeIn?: BargeInOptions;
+  /** Agent audio kept for the echo reference (default 2000 ms); older audio is dropped. */
+  referenceBufferMs?: number;
 }
 
 /**

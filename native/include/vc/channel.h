@@ -22,6 +22,8 @@ struct ChannelConfig {
   ResamplerQuality quality = ResamplerQuality::kDefault;
   VadOptions vad;
   BargeInOptions bargeIn;
+  // Agent audio held for the barge-in reference; older audio beyond it is dropped.
+  int referenceBufferMs = 2000;
 };
 
 enum ChannelEvent : int {
@@ -42,10 +44,15 @@ struct ChannelResult {
 
 class MediaChannel {
  public:
-  Status Init(const ChannelConfig& c);
+  // externalOutput: the caller passes its own frame/probability buffers to Process
+  // (maxFrames() each), so the channel does not allocate its own.
+  Status Init(const ChannelConfig& c, bool externalOutput = false);
   Status Process(const uint8_t* msg, size_t nBytes, ChannelResult* r);
+  // Same, writing frames and probabilities to caller buffers of maxFrames() frames.
+  Status Process(const uint8_t* msg, size_t nBytes, ChannelResult* r, int16_t* out, float* prob,
+                 float* callerProb);
   // Agent audio at refRateHz, pushed as it is played. Older audio beyond the
-  // FIFO capacity (2 s) is dropped.
+  // FIFO capacity (referenceBufferMs, default 2 s) is dropped.
   Status PushReference(const int16_t* ref, size_t n);
   void Reset();
 
@@ -56,8 +63,9 @@ class MediaChannel {
   size_t maxFrames() const { return maxFrames_; }
 
  private:
-  static constexpr size_t kChunk = 2048;  // input samples decoded/resampled per pass
+  static constexpr size_t kChunk = 2048;  // most input samples decoded/resampled per pass
   ChannelConfig c_;
+  size_t chunk_ = kChunk;  // kChunk, or less when maxMessageBytes is smaller
   Resampler rs_;
   bool resample_ = false;
   Framer frame_;

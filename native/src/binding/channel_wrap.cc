@@ -7,7 +7,7 @@
 namespace vcjs {
 
 // new MediaChannel({inRateHz, procRateHz, refRateHz, frameMs, maxMessageBytes,
-//                   quality, vad, bargeIn}).
+//                   quality, vad, bargeIn, referenceBufferMs}).
 // process(message) -> frames | -status: one call per socket message. Frames go
 // to .output, per-frame probabilities to .probabilities/.callerProbabilities,
 // summary to .info: events, vadState, probability, callerProbability,
@@ -43,7 +43,8 @@ class ChannelWrap : public Napi::ObjectWrap<ChannelWrap> {
     c.quality = static_cast<vc::ResamplerQuality>(q);
     c.vad = VadOpts(o.Get("vad"));
     c.bargeIn = BargeInOpts(o.Get("bargeIn"));
-    vc::Status s = core_.Init(c);
+    c.referenceBufferMs = IntProp(o, "referenceBufferMs", c.referenceBufferMs);
+    vc::Status s = core_.Init(c, /*externalOutput=*/true);  // the core writes straight into the JS arrays
     if (!vc::Ok(s)) { ThrowStatus(env, s); return; }
     out_.Make(env, core_.maxFrames() * core_.frameSamples());
     prob_.Make(env, core_.maxFrames());
@@ -60,11 +61,8 @@ class ChannelWrap : public Napi::ObjectWrap<ChannelWrap> {
       return info.Env().Undefined();
     }
     vc::ChannelResult r;
-    vc::Status s = core_.Process(p, n, &r);
+    vc::Status s = core_.Process(p, n, &r, out_.data, prob_.data, callerProb_.data);
     if (!vc::Ok(s)) return Napi::Number::New(info.Env(), Neg(s));
-    std::memcpy(out_.data, core_.output(), r.frames * core_.frameSamples() * sizeof(int16_t));
-    std::memcpy(prob_.data, core_.probabilities(), r.frames * sizeof(float));
-    std::memcpy(callerProb_.data, core_.callerProbabilities(), r.frames * sizeof(float));
     double* d = info_.data;
     d[0] = r.events;
     d[1] = static_cast<double>(r.vadState);

@@ -5,28 +5,31 @@
 
 namespace vc {
 
-Status MediaChannel::Init(const ChannelConfig& c) {
+Status MediaChannel::Init(const ChannelConfig& c, bool externalOutput) {
   if (!RateOk(c.inRateHz) || !RateOk(c.procRateHz) || !RateOk(c.refRateHz)) return Status::kUnsupportedRate;
   if (c.maxMessageBytes < 2 || c.maxMessageBytes > (1u << 20)) return Status::kInvalidArgument;
+  if (c.referenceBufferMs < 20 || c.referenceBufferMs > 10000) return Status::kInvalidArgument;
   c_ = c;
+  // Scratch is sized by the largest message, not by the 64 KiB the contract allows.
+  chunk_ = std::min(kChunk, c.maxMessageBytes / 2);
   Status s = frame_.Init(c.procRateHz, c.frameMs, 1u << 24);
   if (!Ok(s)) return s;
   s = bi_.Init(c.procRateHz, c.refRateHz, c.frameMs, c.bargeIn, c.vad);
   if (!Ok(s)) return s;
   resample_ = c.inRateHz != c.procRateHz;
   if (resample_) {
-    s = rs_.Init(c.inRateHz, c.procRateHz, c.quality);
+    s = rs_.Init(c.inRateHz, c.procRateHz, c.quality, chunk_);
     if (!Ok(s)) return s;
   }
   const size_t maxIn = c.maxMessageBytes / 2;
   const size_t maxProc = maxIn * static_cast<size_t>(c.procRateHz) / c.inRateHz + 2;
-  pcm_.assign(kChunk, 0);
-  rsOut_.assign(kChunk * static_cast<size_t>(c.procRateHz) / c.inRateHz + 2, 0);
+  pcm_.assign(chunk_, 0);
+  rsOut_.assign(resample_ ? chunk_ * static_cast<size_t>(c.procRateHz) / c.inRateHz + 2 : 0, 0);
   maxFrames_ = maxProc / frame_.frameSamples() + 2;
-  out_.assign(maxFrames_ * frame_.frameSamples(), 0);
-  prob_.assign(maxFrames_, 0.f);
-  callerProb_.assign(maxFrames_, 0.f);
-  refFifo_.assign(static_cast<size_t>(c.refRateHz) * 2, 0);
+  out_.assign(externalOutput ? 0 : maxFrames_ * frame_.frameSamples(), 0);
+  prob_.assign(externalOutput ? 0 : maxFrames_, 0.f);
+  callerProb_.assign(externalOutput ? 0 : maxFrames_, 0.f);
+  refFifo_.assign(static_cast<size_t>(c.refRateHz) * static_cast<size_t>(c.referenceBufferMs) / 1000, 0);
   refFrame_.assign(bi_.refFrameSamples(), 0);
   Reset();
   return Status::kOk;
@@ -57,6 +60,12 @@ Status MediaChannel::PushReference(const int16_t* ref, size_t n) {
 }
 
 Status MediaChannel::Process(const uint8_t* msg, size_t nBytes, ChannelResult* r) {
+  if (out_.empty()) { *r = ChannelResult(); return Status::kInvalidArgument; }  // Init(c, true): use the overload
+  return Process(msg, nBytes, r, out_.data(), prob_.data(), callerProb_.data());
+}
+
+Status MediaChannel::Process(const uint8_t* msg, size_t nBytes, ChannelResult* r, int16_t* out, float* prob,
+                             float* callerProb) {
   *r = ChannelResult();
   if (nBytes & 1) return Status::kOddLength;
   if (nBytes > c_.maxMessageBytes) return Status::kOversized;
@@ -66,8 +75,9 @@ Status MediaChannel::Process(const uint8_t* msg, size_t nBytes, ChannelResult* r
   // checks above nothing below can fail (buffers are sized in Init).
   const size_t n = nBytes / 2, fsz = frame_.frameSamples();
   size_t frames = 0;
-  for (size_t o = 0; o < n; o += kChunk) {
-    const size_t k = std::min(kChunk, n - o);
+  const size_t outCap = maxFrames_ * fsz;
+  for (size_t o = 0; o < n; o += chunk_) {
+    const size_t k = std::min(chunk_, n - o);
     const uint8_t* m = msg + 2 * o;
     for (size_t i = 0; i < k; ++i)
       pcm_[i] = static_cast<int16_t>(static_cast<uint16_t>(m[2 * i] | (m[2 * i + 1] << 8)));
@@ -78,7 +88,7 @@ Status MediaChannel::Process(const uint8_t* msg, size_t nBytes, ChannelResult* r
       if (!Ok(s)) return s;
       proc = rsOut_.data();
     }
-    Status s = frame_.PushSamples(proc, nProc, out_.data() + frames * fsz, out_.size() - frames * fsz, &got);
+    Status s = frame_.PushSamples(proc, nProc, out + frames * fsz, outCap - frames * fsz, &got);
     if (!Ok(s)) return s;
     frames += got;
   }
@@ -93,9 +103,9 @@ Status MediaChannel::Process(const uint8_t* msg, size_t nBytes, ChannelResult* r
     refCount_ -= take;
     VadResult v;
     BargeInResult b;
-    bi_.ProcessFrame(out_.data() + f * fs, refFrame_.data(), &v, &b);
-    prob_[f] = v.probability;
-    callerProb_[f] = b.callerProbability;
+    bi_.ProcessFrame(out + f * fs, refFrame_.data(), &v, &b);
+    prob[f] = v.probability;
+    callerProb[f] = b.callerProbability;
     if (v.events & kVadSpeechStart) r->events |= kChSpeechStart;
     if (v.events & kVadSpeechEnd) r->events |= kChSpeechEnd;
     if (b.events & kBargeInInterruption) r->events |= kChInterruption;
