@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../app-context.js';
 import type { CreateVoiceSessionBody } from '../control/schemas/voice-sessions.js';
-import { loadAgentForSession } from '../db/repos/agents.js';
+import { loadAgentForSession, type SessionAgent } from '../db/repos/agents.js';
 import {
   insertSession,
   toSessionInfo,
   type AgentForSession,
   type SessionInfo,
+  type SessionRow,
   type StageAccount,
 } from '../db/repos/voice-sessions.js';
+import type { Tx } from '../db/sql.js';
 import { lockWallet, placeHold } from '../db/repos/wallet.js';
 import { randomToken, sha256Hex } from '../shared/crypto/tokens.js';
 import { errors, sessionErrors, type FieldError } from '../shared/errors.js';
@@ -63,34 +65,66 @@ export function stageAccountIds(config: Record<string, { account_id?: unknown }>
     .filter((id): id is string => typeof id === 'string' && uuid.test(id));
 }
 
+/** What a new session is made of, whatever the door it came through (web, outbound, inbound). */
+export interface CallAdmission {
+  direction: 'web' | 'outbound' | 'inbound';
+  agent_id: string;
+  max_duration_seconds?: number | null;
+  metadata?: Record<string, unknown> | null;
+  record?: boolean | null;
+  store_transcript?: boolean | null;
+  variables: Record<string, string>;
+  sample_rate_in: number;
+  sample_rate_out: number;
+  encoding: 'pcm16' | 'opus';
+  /** How long the single-use token (and the created session's slot) lives. */
+  tokenTtlSeconds: number;
+  /** Checks of the caller's own records, after the agent's and before the providers' (outbound `from`, carrier). */
+  check?: (agent: SessionAgent['agent']) => Promise<void>;
+  /** First statement inside the admission transaction, before the wallet lock (idempotency). */
+  begin?: (tx: Tx) => Promise<void>;
+  /** Last statement inside the admission transaction: more columns for the new row. */
+  finish?: (tx: Tx, row: SessionRow) => Promise<SessionRow>;
+}
+
+export interface AdmittedCall {
+  row: SessionRow;
+  /** The single-use media token in clear (only its hash is stored). */
+  token: string;
+  expiresAt: Date;
+}
+
 /**
- * Admits a web media session. Checks run in contract §5 order (the body was validated by the
- * route). Hold, slot and hashed token are written in one transaction that holds the wallet
+ * Admission shared by every door. Checks run in contract §5 order (the body was validated by
+ * the route). Hold, slot and hashed token are written in one transaction that holds the wallet
  * row lock, so concurrent admissions of a project never overdraw.
  */
-export async function admitSession(ctx: AppContext, projectId: string, body: CreateVoiceSessionBody): Promise<AdmittedSession> {
+export async function admitCall(ctx: AppContext, projectId: string, req: CallAdmission): Promise<AdmittedCall> {
   if (isDraining(ctx)) throw sessionErrors.draining();
 
-  const loaded = await loadAgentForSession(ctx.sql, projectId, body.agent_id);
+  const loaded = await loadAgentForSession(ctx.sql, projectId, req.agent_id);
   if (!loaded) throw sessionErrors.agentNotFound();
   const agent = loaded.agent;
   if (!agent.is_active) throw sessionErrors.agentInactive();
 
-  const variableErrors = checkVariables((agent.variables ?? []) as AgentForSession['variables'], body.variables);
+  const variableErrors = checkVariables((agent.variables ?? []) as AgentForSession['variables'], req.variables);
   if (variableErrors.length) throw errors.validation(variableErrors);
+
+  if (req.check) await req.check(agent);
 
   if (!loaded.providers_ready) throw sessionErrors.providersUnavailable();
 
-  const maxDuration = effectiveMaxDuration(body.max_duration_seconds, agent.max_duration_seconds);
+  const maxDuration = effectiveMaxDuration(req.max_duration_seconds, agent.max_duration_seconds);
   const hold = holdFor(maxDuration);
   const token = randomToken(32); // 256 bits
   const sessionId = randomUUID();
   const now = ctx.clock.now();
-  const expiresAt = new Date(now.getTime() + WS_URL_TTL_SECONDS * 1000);
+  const expiresAt = new Date(now.getTime() + req.tokenTtlSeconds * 1000);
 
   let slotTaken = false;
   try {
     const row = await ctx.sql.begin(async (tx) => {
+      if (req.begin) await req.begin(tx);
       const [project] = await tx<{ revision: number; max_concurrent_sessions: number }[]>`
         select revision, max_concurrent_sessions from projects where id = ${projectId}`;
       const wallet = await lockWallet(tx, projectId);
@@ -103,20 +137,20 @@ export async function admitSession(ctx: AppContext, projectId: string, body: Cre
         project_id: projectId,
         agent_id: agent.id,
         agent_version: agent.version,
-        direction: 'web',
+        direction: req.direction,
         language: agent.language,
         pipeline_mode: agent.pipeline_mode,
         pipeline_snapshot: loaded.snapshot,
         project_revision: project.revision,
-        sample_rate_in: body.sample_rate_in,
-        sample_rate_out: body.sample_rate_out,
-        encoding: body.encoding,
+        sample_rate_in: req.sample_rate_in,
+        sample_rate_out: req.sample_rate_out,
+        encoding: req.encoding,
         max_duration_seconds: maxDuration,
         created_at: now,
-        record: agent.record_calls && (body.record ?? true),
-        store_transcript: agent.store_transcript && (body.store_transcript ?? true),
-        metadata: body.metadata ?? null,
-        variables: body.variables,
+        record: agent.record_calls && (req.record ?? true),
+        store_transcript: agent.store_transcript && (req.store_transcript ?? true),
+        metadata: req.metadata ?? null,
+        variables: req.variables,
         rate_nano_usd_per_min: RATE_NANO_USD_PER_MIN,
         rate_version: RATE_VERSION,
         hold_nano_usd: hold,
@@ -124,15 +158,21 @@ export async function admitSession(ctx: AppContext, projectId: string, body: Cre
         token_expires_at: expiresAt,
       });
       await placeHold(tx, projectId, sessionId, hold, now);
-      return inserted;
+      return req.finish ? req.finish(tx, inserted) : inserted;
     });
-    return {
-      session: toSessionInfo(row),
-      ws_url: `${ctx.config.PUBLIC_MEDIA_URL}/v2/voice/sessions/${sessionId}/stream?token=${token}`,
-      expires_in_seconds: WS_URL_TTL_SECONDS,
-    };
+    return { row, token, expiresAt };
   } catch (err) {
     if (slotTaken) await releaseSlot(ctx, projectId, sessionId).catch(() => {});
     throw err;
   }
+}
+
+/** Admits a web media session (`POST /v2/voice/sessions`, browser sessions). */
+export async function admitSession(ctx: AppContext, projectId: string, body: CreateVoiceSessionBody): Promise<AdmittedSession> {
+  const { row, token } = await admitCall(ctx, projectId, { ...body, direction: 'web', tokenTtlSeconds: WS_URL_TTL_SECONDS });
+  return {
+    session: toSessionInfo(row),
+    ws_url: `${ctx.config.PUBLIC_MEDIA_URL}/v2/voice/sessions/${row.id}/stream?token=${token}`,
+    expires_in_seconds: WS_URL_TTL_SECONDS,
+  };
 }
