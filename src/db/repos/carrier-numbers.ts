@@ -151,3 +151,11 @@ export async function findInboundCandidates(sql: Queryable, accountSid: string, 
   );
   return rows.map(toNumberWithCarrier);
 }
+
+/** Inbound voice webhook: the live number `e164` on this carrier, or null. */
+export async function findCarrierNumber(sql: Queryable, carrierId: string, e164: string): Promise<CarrierNumberInfo | null> {
+  const [row] = await sql<CarrierNumberInfo[]>`
+    select ${sql(COLUMNS)} from carrier_numbers
+    where carrier_id = ${carrierId} and e164 = ${e164} and deleted_at is null`;
+  return row ?? null;
+}

@@ -147,3 +147,10 @@ export async function recordCarrierVerification(
     returning ${ctx.sql(COLUMNS)}`;
   return row ?? getCarrier(ctx.sql, projectId, carrierId);
 }
+
+/** A live carrier by id alone (Twilio callbacks name the carrier in their path, not the project), or null. */
+export async function findLiveCarrier(sql: Queryable, carrierId: string): Promise<CarrierInfo | null> {
+  const [row] = await sql<CarrierInfo[]>`
+    select ${sql(COLUMNS)} from carriers where id = ${carrierId} and deleted_at is null`;
+  return row ?? null;
+}
