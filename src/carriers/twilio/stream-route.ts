@@ -1,0 +1,179 @@
+import uWS from 'uWebSockets.js';
+import type { AppContext } from '../../app-context.js';
+import type { CallStarter } from '../../media/server.js';
+import type { VoiceSession } from '../../media/voice-session.js';
+import { activateCarrierStream } from '../../telephony/activation.js';
+import { TWILIO_STREAM_PATH } from '../../telephony/urls.js';
+import { TwilioTransport, type TwilioSocketData } from './media-bridge.js';
+import { MAX_MESSAGE_BYTES, MULAW_ENCODING, MULAW_SAMPLE_RATE_HZ, parseInboundMessage, type StartMessage } from './media-stream-protocol.js';
+
+// The media socket Twilio connects to for <Connect><Stream> (`/v2/carriers/twilio/stream`).
+// Twilio cannot put our token in the URL (it drops query strings), so the upgrade is accepted
+// as is and the call is authorised by the `start` message: its customParameters carry the
+// session id and the single-use token from our TwiML. Until then nothing else is accepted.
+//
+//   awaiting start ──start──▶ activating ──ok──▶ running ──stop / close──▶ closed
+//         │                       └──refused──▶ closed with the spec's close code
+//         └──no start within START_TIMEOUT_MS──▶ closed (4401)
+
+export const START_TIMEOUT_MS = 10_000;
+const STOP_CODE = 1000;
+
+interface Log {
+  info: (o: object, m: string) => void;
+  warn: (o: object, m: string) => void;
+  debug: (o: object, m: string) => void;
+}
+
+type State = 'awaiting_start' | 'activating' | 'running' | 'closed';
+
+/** One Twilio stream socket: the protocol state in front of its transport and call. */
+class TwilioStream {
+  private state: State = 'awaiting_start';
+  private transport: TwilioTransport | null = null;
+  private session: VoiceSession | null = null;
+  private readonly startTimer: NodeJS.Timeout;
+  protocolErrors = 0;
+
+  constructor(
+    private readonly ws: uWS.WebSocket<TwilioSocketData>,
+    private readonly ctx: AppContext,
+    private readonly calls: CallStarter,
+    private readonly nodeId: string,
+    private readonly log: Log,
+  ) {
+    this.startTimer = setTimeout(() => this.refuse(4401, 'no start message'), START_TIMEOUT_MS);
+    this.startTimer.unref();
+  }
+
+  onMessage(message: ArrayBuffer, isBinary: boolean): void {
+    if (this.state === 'closed') return;
+    if (isBinary) return void this.protocolErrors++;
+    const parsed = parseInboundMessage(Buffer.from(message));
+    if (!parsed.ok) {
+      this.protocolErrors++;
+      this.log.debug({ reason: parsed.error.reason, field: parsed.error.field }, 'twilio stream: message ignored');
+      return;
+    }
+    const m = parsed.message;
+    switch (m.event) {
+      case 'start':
+        if (this.state === 'awaiting_start') this.start(m);
+        return;
+      case 'media':
+        if (this.state !== 'running') return; // before the call runs: a few ms of ringback at most
+        if (m.track !== 'inbound') return void this.transport!.droppedMessages++;
+        return this.transport!.onCallerAudio(m.audio);
+      case 'dtmf':
+        if (this.state === 'running') this.session!.onDtmf(m.digit);
+        return;
+      case 'stop':
+        // The call is over. Before it runs, just leave: an activated call is then abandoned.
+        if (this.state === 'running') return this.session!.onStop();
+        return this.refuse(STOP_CODE, 'stream stopped');
+      case 'mark': // our turn_complete mark came back: that audio has played
+      case 'connected':
+        return;
+    }
+  }
+
+  private start(m: StartMessage): void {
+    clearTimeout(this.startTimer);
+    const f = m.mediaFormat;
+    if (f.encoding !== MULAW_ENCODING || f.sampleRate !== MULAW_SAMPLE_RATE_HZ || f.channels !== 1) {
+      return this.refuse(1003, 'media format must be audio/x-mulaw 8000 Hz mono');
+    }
+    this.state = 'activating';
+    this.transport = new TwilioTransport(this.ws, m.streamSid);
+    const start = {
+      sessionId: m.customParameters.session_id ?? '',
+      token: m.customParameters.token ?? '',
+      accountSid: m.accountSid,
+      callSid: m.callSid,
+    };
+    this.calls.start(() => activateCarrierStream(this.ctx, start, this.nodeId)).then(
+      (started) => {
+        if (!started.ok) {
+          this.log.info({ session_id: start.sessionId.slice(0, 36), code: started.code, reason: started.reason }, 'twilio stream refused');
+          return this.refuse(started.code, started.reason);
+        }
+        // Twilio hung up while the call was being activated: it ends at once, as a hang-up.
+        if (this.state === 'closed') return this.calls.abandon(started.session);
+        this.state = 'running';
+        this.session = started.session;
+        this.transport!.bind(started.session);
+        this.calls.attach(started.session, this.transport!);
+      },
+      (err) => {
+        this.log.warn({ err }, 'twilio stream activation failed');
+        this.refuse(1011, 'internal error');
+      },
+    );
+  }
+
+  private refuse(code: number, reason: string): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    clearTimeout(this.startTimer);
+    this.transport?.markClosed();
+    this.ws.end(code, reason);
+  }
+
+  /** uWS close callback: the socket is gone. */
+  onClose(): void {
+    const wasRunning = this.state === 'running';
+    this.state = 'closed';
+    clearTimeout(this.startTimer);
+    this.transport?.markClosed();
+    if (wasRunning) this.session?.onClose();
+    this.session = null;
+  }
+}
+
+/**
+ * The route, for `startMediaServer(ctx, { routes: [twilioStreamRoute(ctx, nodeId)] })`. `nodeId`
+ * must be the media server's: it owns the leases of the calls activated here.
+ */
+export function twilioStreamRoute(ctx: AppContext, nodeId: string): (app: uWS.TemplatedApp, calls: CallStarter) => void {
+  const log = ctx.log.child({ role: 'media', transport: 'twilio' });
+  return (app, calls) => {
+    app.ws<TwilioSocketData>(TWILIO_STREAM_PATH, {
+      // Twilio's messages are small JSON (≈ 250 bytes per 20 ms); uWS cuts anything far larger.
+      maxPayloadLength: 2 * MAX_MESSAGE_BYTES,
+      maxBackpressure: 256 * 1024,
+      idleTimeout: 60,
+      sendPingsAutomatically: true,
+      compression: uWS.DISABLED,
+      upgrade: (res, req, context) => {
+        res.upgrade<TwilioSocketData>(
+          { bridge: null },
+          req.getHeader('sec-websocket-key'),
+          req.getHeader('sec-websocket-protocol'),
+          req.getHeader('sec-websocket-extensions'),
+          context,
+        );
+      },
+      open: (ws) => {
+        ws.getUserData().bridge = new TwilioStream(ws, ctx, calls, nodeId, log);
+      },
+      message: (ws, message, isBinary) => {
+        try {
+          ws.getUserData().bridge?.onMessage(message, isBinary);
+        } catch (err) {
+          // Socket callbacks never throw (uWS would tear the process's event loop state).
+          log.warn({ err }, 'twilio stream message failed');
+        }
+      },
+      close: (ws) => {
+        const data = ws.getUserData();
+        const bridge = data.bridge;
+        data.bridge = null;
+        try {
+          bridge?.onClose();
+        } catch (err) {
+          log.warn({ err }, 'twilio stream close failed');
+        }
+      },
+    });
+  };
+}
