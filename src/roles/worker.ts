@@ -1,6 +1,7 @@
 import type { AppContext } from '../app-context.js';
 import { startInsightsWorker } from '../insights/worker.js';
 import { startSessionSweepers } from '../sessions/sweepers.js';
+import { startTelephonyWorkers } from '../telephony/dial-worker.js';
 import { startTranscriptSweeper } from '../transcripts/retention.js';
 import { startWebhookWorkers } from '../webhooks/index.js';
 
@@ -9,7 +10,7 @@ import { startWebhookWorkers } from '../webhooks/index.js';
  * (expired and orphaned sessions, lost insights jobs, expired transcripts).
  */
 export async function start(ctx: AppContext): Promise<() => Promise<void>> {
-  const stops = [await startWebhookWorkers(ctx), startSessionSweepers(ctx), await startInsightsWorker(ctx), startTranscriptSweeper(ctx)];
+  const stops = [await startWebhookWorkers(ctx), startSessionSweepers(ctx), await startInsightsWorker(ctx), startTranscriptSweeper(ctx), await startTelephonyWorkers(ctx)];
   ctx.log.info('worker role started');
   return async () => {
     for (const stop of stops.reverse()) await stop();

@@ -84,3 +84,21 @@ export const CreateVoiceSessionResponse = z.object({
   ws_url: z.string(),
   expires_in_seconds: z.number().int(),
 });
+
+/** Spec 2.7 `CreateOutboundVoiceSessionRequest`; `from` is checked against the project's numbers (contract §10). */
+export const CreateOutboundVoiceSessionBody = z.strictObject({
+  agent_id: z.uuid(),
+  from: z.string().min(1).max(64),
+  to: z.string().regex(/^\+[1-9][0-9]{6,14}$/, 'must be an E.164 number such as +14155550100'),
+  max_duration_seconds: z.number().int().min(1).max(2_147_483_647).nullish(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+  record: z.boolean().nullish(),
+  store_transcript: z.boolean().nullish(),
+  variables: z.record(z.string(), z.string()).default({}),
+});
+export type CreateOutboundVoiceSessionBody = z.output<typeof CreateOutboundVoiceSessionBody>;
+
+export const CreateOutboundVoiceSessionResponse = z.object({
+  session: VoiceSessionInfo,
+  duplicate: z.boolean(),
+});

@@ -32,7 +32,12 @@ export interface PlacedCall {
   form: Record<string, string[]>;
 }
 
-export type Override = { status: number; body?: unknown; headers?: Record<string, string> } | { hang: true } | { destroy: true };
+/**
+ * A scripted answer: a canned status, a request left hanging, a dropped connection, or
+ * `lostAnswer` — the request is carried out (a Calls.json POST creates the call) but the
+ * connection drops before the answer: what a client sees as a network error.
+ */
+export type Override = { status: number; body?: unknown; headers?: Record<string, string> } | { hang: true } | { destroy: true } | { lostAnswer: true };
 
 export interface FakeTwilio {
   baseUrl: string;
@@ -82,13 +87,14 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       };
 
       const scripted = overrides.shift();
-      if (scripted) {
+      const lostAnswer = !!scripted && 'lostAnswer' in scripted;
+      if (scripted && !lostAnswer) {
         if ('hang' in scripted) {
           hanging.add(() => res.destroy());
           return;
         }
         if ('destroy' in scripted) return void req.socket.destroy();
-        return send(scripted.status, scripted.body ?? {}, scripted.headers);
+        if ('status' in scripted) return send(scripted.status, scripted.body ?? {}, scripted.headers);
       }
 
       const m = /^\/2010-04-01\/Accounts\/([^/]+?)(\/Calls)?\.json$/.exec(path);
@@ -130,6 +136,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
         }
         const callSid = `CA${hex(16)}`;
         calls.push({ sid: callSid, accountSid: account.sid, form });
+        if (lostAnswer) return void req.socket.destroy();
         const now = rfc2822(new Date());
         return send(201, {
           sid: callSid,

@@ -10,6 +10,7 @@ import {
   SessionPath,
   VoiceSessionInfo,
 } from '../../schemas/voice-sessions.js';
+import { outboundVoiceSessionRoutes } from './outbound.js';
 
 /** Spec 4.3 / 4.4: media-session admission and reads, on both doors. */
 export function voiceSessionRoutes(router: Router): void {
@@ -21,6 +22,7 @@ export function voiceSessionRoutes(router: Router): void {
     { method: 'POST', path: '/voice/sessions', summary: 'Admit a media session (single-use ws_url)', tag, scope: 'voice:write', body: CreateVoiceSessionBody, status: 201, response: CreateVoiceSessionResponse },
     async ({ project, body }) => admitSession(ctx, project.projectId, body),
   );
+  outboundVoiceSessionRoutes(router);
 
   defineProjectRoute(
     router,

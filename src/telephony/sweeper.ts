@@ -1,0 +1,86 @@
+import type { AppContext } from '../app-context.js';
+import { recordDialError } from '../db/repos/carrier-calls.js';
+import { deleteExpiredIdempotencyKeys } from '../db/repos/idempotency-keys.js';
+import { endSession } from '../sessions/settlement.js';
+import { unavailableRecording } from './dial.js';
+import { dialQueue, DIAL_JOB } from './dial-queue.js';
+import { REQUEUE_AFTER_SECONDS, UNKNOWN_DIAL_GRACE_SECONDS } from './timing.js';
+
+// What the telephony flows leave behind when a process, Redis or the carrier drops something:
+// - an admitted outbound call whose dial job was never queued (Redis down at admission) → queued again;
+// - a dial whose outcome is unknown and that no status callback has confirmed → failed / carrier_error;
+// - a phone session that rang or was answered but whose media stream never came → failed / carrier_error;
+// - Idempotency-Keys older than 24 h → forgotten.
+// Sessions that never started at all (token window over) are the session sweeper's: not_connected.
+
+export const TELEPHONY_SWEEP_INTERVAL_MS = 5_000;
+const BATCH = 200;
+
+export const UNCONFIRMED_DIAL_DETAIL = 'The carrier did not confirm the call, so it is not known to have been recorded.';
+
+export interface TelephonySweep {
+  requeued: number;
+  unconfirmed: number;
+  noMedia: number;
+  keysForgotten: number;
+}
+
+export async function sweepTelephonyOnce(ctx: AppContext): Promise<TelephonySweep> {
+  const now = ctx.clock.now();
+
+  const waiting = await ctx.sql<{ id: string }[]>`
+    select id from voice_sessions
+    where direction = 'outbound' and status = 'created' and carrier_call_sid is null and settled_at is null
+      and dial_started_at is null and created_at <= ${new Date(now.getTime() - REQUEUE_AFTER_SECONDS * 1000)}
+      and token_expires_at > ${now}
+    order by created_at limit ${BATCH}`;
+  if (waiting.length) {
+    await dialQueue(ctx).addBulk(waiting.map(({ id }) => ({ name: DIAL_JOB, data: { sessionId: id }, opts: { jobId: id } })));
+  }
+
+  // Locked and disarmed (no token) before settling: a stream cannot start on a call we give up on.
+  const unconfirmed = await ctx.sql.begin(async (tx) => {
+    const rows = await tx<{ id: string; record: boolean }[]>`
+      select id, record from voice_sessions
+      where direction = 'outbound' and status = 'created' and carrier_call_sid is null and settled_at is null
+        and dial_started_at <= ${new Date(now.getTime() - UNKNOWN_DIAL_GRACE_SECONDS * 1000)}
+      order by created_at limit ${BATCH} for update skip locked`;
+    if (rows.length) await tx`update voice_sessions set token_hash = null where id = any(${rows.map((r) => r.id)}::uuid[])`;
+    return rows;
+  });
+  for (const r of unconfirmed) {
+    await recordDialError(ctx.sql, r.id, 'the carrier never confirmed the call', r.record ? unavailableRecording(UNCONFIRMED_DIAL_DETAIL) : null);
+    await endSession(ctx, r.id, { outcome: 'failed', endReason: 'carrier_error' });
+  }
+
+  const noMedia = await ctx.sql<{ id: string }[]>`
+    select id from voice_sessions
+    where direction in ('outbound', 'inbound') and status = 'active' and media_connected_at is null and settled_at is null
+      and token_expires_at <= ${now}
+    order by token_expires_at limit ${BATCH}`;
+  for (const { id } of noMedia) await endSession(ctx, id, { outcome: 'failed', endReason: 'carrier_error' });
+
+  const keysForgotten = await deleteExpiredIdempotencyKeys(ctx.sql, now);
+  return { requeued: waiting.length, unconfirmed: unconfirmed.length, noMedia: noMedia.length, keysForgotten };
+}
+
+/** Started by the worker role; returns its stop function. */
+export function startTelephonySweeper(ctx: AppContext, intervalMs = TELEPHONY_SWEEP_INTERVAL_MS): () => Promise<void> {
+  let running: Promise<unknown> | null = null;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = sweepTelephonyOnce(ctx)
+      .then((r) => {
+        if (r.requeued || r.unconfirmed || r.noMedia) ctx.log.info(r, 'telephony swept');
+      })
+      .catch((err) => ctx.log.error({ err }, 'telephony sweep failed'))
+      .finally(() => {
+        running = null;
+      });
+  }, intervalMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
