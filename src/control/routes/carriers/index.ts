@@ -20,6 +20,7 @@ import {
   CarrierUpdateBody,
 } from '../../schemas/carriers.js';
 import { paging } from '../../validation.js';
+import { twilioCallbackRoutes } from './twilio-callbacks.js';
 
 // Carriers and their numbers: console door only (contract §2, §10). DELETE of a carrier answers
 // 409 while it still has numbers; deleting a number is always allowed.
@@ -34,6 +35,7 @@ const numbers = `${one}/numbers`;
 
 export function carrierRoutes(router: Router): void {
   const { ctx } = router;
+  twilioCallbackRoutes(router);
   // Ownership before anything about the body: another owner's project is a 404 whatever is sent.
   const authorize = async (caller: Caller, raw: Record<string, unknown>) => {
     const parsed = ProjectPath.safeParse({ project_id: raw.project_id });
