@@ -11,6 +11,8 @@ import { decodeMulaw, encodeMulaw } from './mulaw.js';
 
 export const FRAME_BYTES = 160; // 20 ms of μ-law at 8 kHz
 export const FRAME_MS = 20;
+/** μ-law silence (0xFF decodes to 0). */
+const SILENCE_FRAME = Buffer.alloc(FRAME_BYTES, 0xff);
 
 export interface ReceivedMessage {
   atMs: number;
@@ -50,6 +52,10 @@ export class FakeMediaStream {
   /** When the audio the server has sent so far would finish playing on the phone. */
   private playoutEndsAtMs = 0;
   private readonly pendingMarks = new Map<NodeJS.Timeout, string>();
+  private line: NodeJS.Timeout | null = null;
+  private readonly lineQueue: { frame: Buffer; mark?: string }[] = [];
+  /** When each marked `say` started going out (ms since the epoch). */
+  readonly saidAt = new Map<string, number>();
 
   private constructor(
     readonly ws: WebSocket,
@@ -62,6 +68,7 @@ export class FakeMediaStream {
     this.closed = new Promise((resolve) =>
       ws.on('close', (code) => {
         this.closeCode = code;
+        this.stopLine();
         for (const timer of this.pendingMarks.keys()) clearTimeout(timer);
         this.pendingMarks.clear();
         this.notify();
@@ -195,6 +202,48 @@ export class FakeMediaStream {
       if (this.ws.readyState !== WebSocket.OPEN) return;
       this.sendMediaFrame(mulaw.subarray(i, i + FRAME_BYTES));
     }
+  }
+
+  /**
+   * A live phone line: from now on a 20 ms frame goes out every 20 ms in real time, as Twilio
+   * streams it — what `say` queued, else μ-law silence. Stops on close or `stopLine`.
+   */
+  startLine(): void {
+    if (this.line) return;
+    const t0 = Date.now();
+    let n = 0;
+    const tick = () => {
+      if (this.ws.readyState !== WebSocket.OPEN) return this.stopLine();
+      // Catch up after a late timer so the line keeps real time.
+      while (t0 + n * FRAME_MS <= Date.now()) {
+        const next = this.lineQueue.shift();
+        if (next && next.mark) this.saidAt.set(next.mark, Date.now());
+        this.sendMediaFrame(next ? next.frame : SILENCE_FRAME);
+        n++;
+      }
+      this.line = setTimeout(tick, Math.max(1, t0 + n * FRAME_MS - Date.now()));
+    };
+    this.line = setTimeout(tick, 0);
+  }
+
+  stopLine(): void {
+    if (this.line) clearTimeout(this.line);
+    this.line = null;
+  }
+
+  /** Queues caller speech (PCM16 8 kHz) on the line; `mark` records when its first frame went out (`saidAt`). */
+  say(pcm: Int16Array, mark?: string): void {
+    const law = encodeMulaw(pcm);
+    for (let i = 0; i < law.length; i += FRAME_BYTES) {
+      const frame = Buffer.alloc(FRAME_BYTES, 0xff);
+      law.copy(frame, 0, i, Math.min(law.length, i + FRAME_BYTES));
+      this.lineQueue.push({ frame, mark: i === 0 ? mark : undefined });
+    }
+  }
+
+  /** Milliseconds of speech still queued on the line. */
+  get queuedLineMs(): number {
+    return this.lineQueue.length * FRAME_MS;
   }
 
   sendDtmf(digit: string): void {
