@@ -13,11 +13,13 @@
         "native/src/core/vad.cc",
         "native/src/core/bargein.cc",
         "native/src/core/channel.cc",
+        "native/src/core/echo_chain.cc",
         "native/src/binding/addon.cc",
         "native/src/binding/framer_wrap.cc",
         "native/src/binding/resampler_wrap.cc",
         "native/src/binding/vad_wrap.cc",
         "native/src/binding/channel_wrap.cc",
+        "native/src/binding/echo_chain_wrap.cc",
         "native/src/binding/dtmf_wrap.cc",
         "native/src/binding/ambience_wrap.cc"
       ],

@@ -115,6 +115,50 @@ export class Resampler {
   reset(): void { this.n.reset(); }
 }
 
+export interface EchoChainOptions {
+  inRateHz: number;
+  outRateHz: number;
+  frameMs?: FrameMs;
+  /** Largest message per push (default 2048); sizes `output`. */
+  maxMessageBytes?: number;
+  quality?: ResamplerQuality;
+  vad?: VadOptions;
+}
+
+/**
+ * The echo pipeline's inbound path in one native call per message: PCM16LE bytes ->
+ * frames (partial frame carried) -> VAD per frame -> resampled to outRateHz. Same
+ * output as Framer + Vad + Resampler, with one frame of buffering.
+ */
+export class EchoChain {
+  private readonly n: any;
+  private readonly info: Float64Array;
+  /** Resampled samples of the last push (outRateHz). */
+  readonly output: Int16Array;
+  readonly frameSamples: number;
+  constructor(o: EchoChainOptions) {
+    this.n = construct(() => new addon.EchoChain(o.inRateHz, o.outRateHz, o.frameMs ?? 20, o.maxMessageBytes ?? 2048,
+      QUALITY[o.quality ?? 'default'] ?? -1, o.vad ?? {}));
+    this.info = this.n.info;
+    this.output = this.n.output;
+    this.frameSamples = this.n.frameSamples;
+  }
+  /** Returns the samples now in `output`; throws NativeError (ODD_LENGTH, OVERSIZED). */
+  push(message: PcmMessage): number { return check(this.n.push(message)); }
+  /** Frames completed by the last push. */
+  get frames(): number { return this.info[0]; }
+  /** VAD of the last completed frame. */
+  get probability(): number { return this.info[1]; }
+  get vadState(): VadState { return VAD_STATES[this.info[2]]; }
+  /** VadEvents bits of the frames of the last push. */
+  get events(): number { return this.info[3]; }
+  get speechStartMs(): number { return this.info[4]; }
+  get speechEndMs(): number { return this.info[5]; }
+  /** Native bytes this instance owns (the shared filter table excluded). */
+  get stateBytes(): number { return this.n.stateBytes; }
+  reset(): void { this.n.reset(); }
+}
+
 /** Introspection for tests, benchmarks and memory figures. */
 export const nativeDebug = {
   /**

@@ -8,6 +8,7 @@ Napi::Object InitFramer(Napi::Env env, Napi::Object exports);
 Napi::Object InitResampler(Napi::Env env, Napi::Object exports);
 Napi::Object InitVad(Napi::Env env, Napi::Object exports);
 Napi::Object InitChannel(Napi::Env env, Napi::Object exports);
+Napi::Object InitEchoChain(Napi::Env env, Napi::Object exports);
 Napi::Object InitDtmf(Napi::Env env, Napi::Object exports);
 Napi::Object InitAmbience(Napi::Env env, Napi::Object exports);
 }  // namespace vcjs
@@ -60,6 +61,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitResampler(env, exports);
   InitVad(env, exports);
   InitChannel(env, exports);
+  InitEchoChain(env, exports);
   InitDtmf(env, exports);
   InitAmbience(env, exports);
   return exports;

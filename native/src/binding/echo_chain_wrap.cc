@@ -1,0 +1,80 @@
+#include "common.h"
+#include "options.h"
+#include "vc/echo_chain.h"
+
+namespace vcjs {
+
+// new EchoChain(inRateHz, outRateHz, frameMs, maxMessageBytes, quality, vadOptions);
+// push(bytes) -> output samples in .output | -status. .info (Float64Array): frames of
+// the last push, then the last frame's VAD probability, state, events (all frames),
+// speechStartMs, speechEndMs.
+class EchoChainWrap : public Napi::ObjectWrap<EchoChainWrap> {
+ public:
+  static Napi::Object Init(Napi::Env env, Napi::Object exports) {
+    exports.Set("EchoChain", DefineClass(env, "EchoChain", {
+      InstanceMethod("push", &EchoChainWrap::Push),
+      InstanceMethod("reset", &EchoChainWrap::Reset),
+      InstanceAccessor("output", &EchoChainWrap::Output, nullptr),
+      InstanceAccessor("info", &EchoChainWrap::Info, nullptr),
+      InstanceAccessor("frameSamples", &EchoChainWrap::FrameSamples, nullptr),
+      InstanceAccessor("stateBytes", &EchoChainWrap::StateBytes, nullptr),
+    }));
+    return exports;
+  }
+
+  explicit EchoChainWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<EchoChainWrap>(info) {
+    const int q = IntArg(info, 4, 1);
+    if (q < 0 || q > 3) { ThrowStatus(info.Env(), vc::Status::kInvalidArgument); return; }
+    vc::Status s = core_.Init(IntArg(info, 0, 0), IntArg(info, 1, 0), IntArg(info, 2, 20),
+                              static_cast<size_t>(NumArg(info, 3, 2048)), static_cast<vc::ResamplerQuality>(q),
+                              VadOpts(info.Length() > 5 ? info[5] : info.Env().Undefined()));
+    if (!vc::Ok(s)) { ThrowStatus(info.Env(), s); return; }
+    out_.Make(info.Env(), core_.MaxOutputSamples());
+    info_.Make(info.Env(), 6);
+    info_.data[1] = 0;
+    info_.data[4] = info_.data[5] = -1;
+  }
+
+ private:
+  Napi::Value Push(const Napi::CallbackInfo& info) {
+    const uint8_t* p = nullptr;
+    size_t n = 0;
+    if (info.Length() < 1 || !Bytes(info[0], &p, &n)) {
+      ThrowArg(info.Env(), "push expects a Buffer, Uint8Array or ArrayBuffer");
+      return info.Env().Undefined();
+    }
+    size_t nOut = 0, frames = 0;
+    vc::VadResult v;
+    vc::Status s = core_.Push(p, n, out_.data, out_.size, &nOut, &frames, &v);
+    if (!vc::Ok(s)) return Napi::Number::New(info.Env(), Neg(s));
+    double* d = info_.data;
+    d[0] = static_cast<double>(frames);
+    if (frames) {
+      d[1] = v.probability;
+      d[2] = static_cast<double>(v.state);
+      d[3] = v.events;
+      d[4] = static_cast<double>(v.speechStartMs);
+      d[5] = static_cast<double>(v.speechEndMs);
+    } else {
+      d[3] = 0;
+    }
+    return Napi::Number::New(info.Env(), static_cast<double>(nOut));
+  }
+  Napi::Value Reset(const Napi::CallbackInfo& info) { core_.Reset(); return info.Env().Undefined(); }
+  Napi::Value Output(const Napi::CallbackInfo&) { return out_.Value(); }
+  Napi::Value Info(const Napi::CallbackInfo&) { return info_.Value(); }
+  Napi::Value FrameSamples(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(core_.frameSamples()));
+  }
+  Napi::Value StateBytes(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(core_.stateBytes() + out_.size * sizeof(int16_t) + sizeof(core_)));
+  }
+
+  vc::EchoChain core_;
+  Held<int16_t> out_;
+  Held<double> info_;
+};
+
+Napi::Object InitEchoChain(Napi::Env env, Napi::Object exports) { return EchoChainWrap::Init(env, exports); }
+
+}  // namespace vcjs
