@@ -95,13 +95,18 @@ inline float ToFloat(float v) { return v; }
 
 // ---- Small-ratio kernels, one per instruction set (resampler_kernel.inc) ----
 
-namespace kgen {  // any CPU: GCC vectors, separate multiply and add
+namespace kgen {  // any CPU: 128-bit GCC vectors (SSE2 / NEON), separate multiply and add
+typedef float v4f __attribute__((vector_size(16)));
 struct V {
-  using T = v8f;
-  static constexpr int kLanes = 8, kMainBlocks = 4;
+  using T = v4f;
+  static constexpr int kLanes = 4, kMainBlocks = 4;  // 8 accumulators: fits 16 registers
   static T Zero() { return T{}; }
   static T Bcast(const float* p) { return T{} + *p; }
-  static T Load(const float* p) { return LoadU8(p); }
+  static T Load(const float* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
   static T Fma(T a, T b, T c) { return c + a * b; }
   static T Add(T a, T b) { return a + b; }
   static void Store(float* p, T v) { std::memcpy(p, &v, sizeof v); }
