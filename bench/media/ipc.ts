@@ -19,7 +19,17 @@ export interface ClientStats {
   windowMs: number;
 }
 
-export type ToChild = { cmd: 'stats' } | { cmd: 'start'; urls: string[]; warmupMs: number; measureMs: number } | { cmd: 'exit' };
+export type ToChild = { cmd: 'stats'; gc?: boolean } | { cmd: 'start'; urls: string[]; warmupMs: number; measureMs: number } | { cmd: 'exit' };
+
+/** RSS after a full GC when the child runs with --expose-gc (snapshots outside the measuring window). */
+export function rssBytes(gc: boolean | undefined): number {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  if (gc && collect) {
+    collect();
+    collect();
+  }
+  return process.memoryUsage().rss;
+}
 
 export function cpuMs(): { user: number; system: number } {
   const u = process.cpuUsage();

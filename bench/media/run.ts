@@ -29,10 +29,12 @@ const redisPrefix = `vc:bench:${process.pid}:`;
 const env = { ...process.env, DATABASE_URL: `${PG_BASE}/${dbName}`, BENCH_REDIS_PREFIX: redisPrefix, LOG_LEVEL: 'silent' };
 
 const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-const child = (file: string) => fork(join(here, file), [], { execArgv: ['--import', 'tsx', ...(file.startsWith('server') ? profile : [])], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-const stats = async (p: ChildProcess) => {
+// Servers run with --expose-gc: the idle and final RSS snapshots follow a full GC, so RSS per
+// session counts live memory rather than garbage not yet collected.
+const child = (file: string) => fork(join(here, file), [], { execArgv: ['--import', 'tsx', ...(file.startsWith('server') ? ['--expose-gc', ...profile] : [])], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const stats = async (p: ChildProcess, gc = false) => {
   const m = nextMessage<{ stats: ServerStats }>(p, (x) => x?.type === 'stats');
-  p.send({ cmd: 'stats' });
+  p.send({ cmd: 'stats', gc });
   return (await m).stats;
 };
 
@@ -63,7 +65,7 @@ async function measure(server: ServerKind, n: number, urlsFor: (port: number) =>
   const client = child('load-client.ts');
   await nextMessage(client, (m) => m?.type === 'ready');
   const urls = await urlsFor(port);
-  const idle = await stats(srv);
+  const idle = await stats(srv, true);
   const done = nextMessage<{ stats: ClientStats }>(client, (m) => m?.type === 'done');
   // Sample the server over exactly the client's measuring window.
   const started = nextMessage(client, (m) => m?.type === 'measure-start');
@@ -73,7 +75,7 @@ async function measure(server: ServerKind, n: number, urlsFor: (port: number) =>
   const before = await stats(srv);
   const t0 = performance.now();
   await ended;
-  const after = await stats(srv);
+  const after = await stats(srv, true);
   const windowS = (performance.now() - t0) / 1000;
   const c = (await done).stats;
   srv.send({ cmd: 'exit' });

@@ -5,7 +5,7 @@ import { WebSocketServer } from 'ws';
 import speex from 'speex-resampler';
 // @ts-expect-error the package ships no types
 import fvadModule from '@echogarden/fvad-wasm';
-import { cpuMs, type ServerStats, type ToChild } from './ipc.js';
+import { cpuMs, rssBytes, type ServerStats, type ToChild } from './ipc.js';
 
 // CommonJS module: its class is the `default` property.
 const SpeexResampler = (speex as unknown as { default: typeof import('speex-resampler').default }).default;
@@ -42,7 +42,7 @@ await new Promise((r) => wss.once('listening', r));
 process.on('message', (m: ToChild) => {
   if (m.cmd === 'stats') {
     const c = cpuMs();
-    const stats: ServerStats = { cpuUserMs: c.user, cpuSystemMs: c.system, rssBytes: process.memoryUsage().rss, sessions, droppedFrames: 0 };
+    const stats: ServerStats = { cpuUserMs: c.user, cpuSystemMs: c.system, rssBytes: rssBytes(m.gc), sessions, droppedFrames: 0 };
     process.send!({ type: 'stats', stats });
   } else if (m.cmd === 'exit') process.exit(0);
 });

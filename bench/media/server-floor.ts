@@ -1,7 +1,7 @@
 // Reference floor: a bare uWebSockets.js socket that sends each caller message straight back
 // (no framing, DSP, pacing or database). Our server's cost minus this is what the pipeline adds.
 import uWS from 'uWebSockets.js';
-import { cpuMs, type ServerStats, type ToChild } from './ipc.js';
+import { cpuMs, rssBytes, type ServerStats, type ToChild } from './ipc.js';
 
 let sessions = 0;
 const app = uWS.App().ws('/*', {
@@ -15,7 +15,7 @@ const port = await new Promise<number>((resolve) => app.listen('127.0.0.1', 0, (
 process.on('message', (m: ToChild) => {
   if (m.cmd === 'stats') {
     const c = cpuMs();
-    const stats: ServerStats = { cpuUserMs: c.user, cpuSystemMs: c.system, rssBytes: process.memoryUsage().rss, sessions, droppedFrames: 0 };
+    const stats: ServerStats = { cpuUserMs: c.user, cpuSystemMs: c.system, rssBytes: rssBytes(m.gc), sessions, droppedFrames: 0 };
     process.send!({ type: 'stats', stats });
   } else if (m.cmd === 'exit') process.exit(0);
 });

@@ -5,7 +5,7 @@ import { startMediaServer } from '../../src/media/server.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { Keyring } from '../../src/shared/crypto/keyring.js';
 import { randomBytes } from 'node:crypto';
-import { cpuMs, type ServerStats, type ToChild } from './ipc.js';
+import { cpuMs, rssBytes, type ServerStats, type ToChild } from './ipc.js';
 
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', MEDIA_PIPELINE: 'echo' });
 const ctx = await createContext(config, {
@@ -20,7 +20,7 @@ process.on('message', (m: ToChild) => {
     const c = cpuMs();
     let dropped = 0;
     for (const s of server.sessions.values()) dropped += s.droppedFrames;
-    const stats: ServerStats = { cpuUserMs: c.user, cpuSystemMs: c.system, rssBytes: process.memoryUsage().rss, sessions: server.sessions.size, droppedFrames: dropped };
+    const stats: ServerStats = { cpuUserMs: c.user, cpuSystemMs: c.system, rssBytes: rssBytes(m.gc), sessions: server.sessions.size, droppedFrames: dropped };
     process.send!({ type: 'stats', stats });
   } else if (m.cmd === 'exit') {
     void server.idle().then(async () => {

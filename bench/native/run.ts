@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import SR from 'speex-resampler';
-import { BargeInDetector, Framer, G711, MediaChannel, Resampler, Vad } from '../../src/media/native.js';
+import { BargeInDetector, EchoChain, Framer, G711, MediaChannel, Resampler, Vad, nativeDebug } from '../../src/media/native.js';
 import { FRAME_MS, NOISE_KINDS, agentTrack, echoOf, f1, median, mix, noise, onsetLatenciesMs, rocAuc, speechTrack, toInt16 } from '../../test/native/corpus.js';
 import { SileroVad, WebRtcScore, WebRtcVad } from './baselines.js';
 
@@ -51,6 +51,13 @@ async function speed() {
     const r = new Resampler({ inRateHz: a, outRateHz: b, maxInputSamples: x.length });
     rows[`resample ${a / 1000}k->${b / 1000}k`] = time(() => r.process(x));
   }
+  const simd = nativeDebug.resamplerSimd();
+  for (const level of ['avx2', 'generic'] as const) {
+    if (level === simd || nativeDebug.resamplerSimd(level) !== level) continue;
+    const r = new Resampler({ inRateHz: 16000, outRateHz: 24000, maxInputSamples: 320 });
+    rows[`resample 16k->24k (${level} kernel)`] = time(() => r.process(f16));
+    nativeDebug.resamplerSimd(simd as 'avx512' | 'avx2' | 'generic');
+  }
   const r3 = new Resampler({ inRateHz: 16000, outRateHz: 24000, quality: 'low', maxInputSamples: 320 });
   rows['resample 16k->24k (low: 60 dB)'] = time(() => r3.process(f16));
   const r4 = new Resampler({ inRateHz: 16000, outRateHz: 24000, quality: 'fast', maxInputSamples: 320 });
@@ -66,6 +73,14 @@ async function speed() {
     const w = await WebRtcVad.create(rate, 20, 3);
     rows[`WebRTC VAD ${rate / 1000}k (fvad-wasm)`] = time(() => w.process(x));
   }
+  // The echo pipeline's inbound path per 640 B message: one native call vs the three classes.
+  const chain = new EchoChain({ inRateHz: 16000, outRateHz: 24000, maxMessageBytes: 2048 });
+  rows['echo chain 16k->24k (640 B message: frame + VAD + resample, one call)'] = time(() => chain.push(msg));
+  const fr3 = new Framer({ sampleRateHz: 16000, frameMs: 20, maxMessageBytes: 2048 });
+  const v3 = new Vad({ sampleRateHz: 16000, frameMs: 20 });
+  const rs3 = new Resampler({ inRateHz: 16000, outRateHz: 24000, maxInputSamples: 1280 });
+  const one = fr3.output.subarray(0, 320);
+  rows['Framer + Vad + Resampler 16k->24k (same, three calls)'] = time(() => { fr3.push(msg); v3.process(one); rs3.process(one); });
   const bi = new BargeInDetector({ micRateHz: 16000, refRateHz: 16000, frameMs: 20 });
   rows['barge-in 16k (incl. VAD)'] = time(() => bi.process(f16, f16));
   const sil = await SileroVad.create();
@@ -83,7 +98,12 @@ async function speed() {
   }
   const sum = rows['resample 16k->24k'].bestNs + rows['barge-in 16k (incl. VAD)'].bestNs;
   const sumFast = rows['resample 16k->24k (fast: alias-free passband, 80 dB)'].bestNs + rows['barge-in 16k (incl. VAD)'].bestNs;
-  return { rows, resamplePlusVadPlusBargeInNs: sum, fastResamplePlusVadPlusBargeInNs: sumFast };
+  const memory = {
+    resampler16to24StateBytes: rs3.stateBytes,
+    echoChain16to24StateBytes: chain.stateBytes,
+    sharedTables: nativeDebug.resamplerTables(),
+  };
+  return { simd, rows, memory, resamplePlusVadPlusBargeInNs: sum, fastResamplePlusVadPlusBargeInNs: sumFast };
 }
 
 async function accuracy() {
@@ -149,9 +169,10 @@ async function echo() {
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const sp = await speed();
-console.log('\nCPU per 20 ms frame (best / median of batches, ns)');
+console.log(`\nCPU per 20 ms frame (best / median of batches, ns); small-ratio kernel: ${sp.simd}`);
 for (const [k, v] of Object.entries(sp.rows)) console.log(`  ${k.padEnd(62)} ${v.bestNs.toFixed(0).padStart(8)} ${v.medianNs.toFixed(0).padStart(8)}`);
 console.log(`  resample 16->24 + VAD + barge-in: ${sp.resamplePlusVadPlusBargeInNs.toFixed(0)} ns (fast quality: ${sp.fastResamplePlusVadPlusBargeInNs.toFixed(0)} ns)`);
+console.log(`  native state: 16->24 resampler for 1280-sample calls ${sp.memory.resampler16to24StateBytes} B, echo chain ${sp.memory.echoChain16to24StateBytes} B; shared tables ${JSON.stringify(sp.memory.sharedTables)}`);
 const acc = await accuracy();
 console.log('\nVAD accuracy (16 kHz, 20 ms frames): AUC / F1 / onset median ms');
 for (const r of acc) {
