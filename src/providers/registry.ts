@@ -35,6 +35,8 @@ export type Credentials = Partial<Record<Stage, StageCredentials>>;
 export interface RegistryOptions {
   timeouts?: Partial<Timeouts>;
   connectRetries?: number;
+  /** ALLOW_PRIVATE_URLS of the deployment (see AdapterOptions.allowPrivateUrls; default true). */
+  allowPrivateUrls?: boolean;
   /** Where the local engines are (tests; default: found on $PATH and the Debian model dir). */
   espeakBinary?: string;
   pocketsphinx?: PocketsphinxOptions;
@@ -58,7 +60,7 @@ function endpoint(stage: Stage, provider: string, creds: Credentials, opts: Regi
   if (provider !== 'local' && !c?.apiKey) {
     throw new ProviderError('auth', `no API key for the ${stage} stage`, { provider, code: 'missing_credentials' });
   }
-  return { apiKey: c?.apiKey ?? null, baseUrl: c?.baseUrl ?? null, timeouts: opts.timeouts, connectRetries: opts.connectRetries };
+  return { apiKey: c?.apiKey ?? null, baseUrl: c?.baseUrl ?? null, timeouts: opts.timeouts, connectRetries: opts.connectRetries, allowPrivateUrls: opts.allowPrivateUrls };
 }
 
 export function createAdapters(config: StageConfig, credentials: Credentials, opts: RegistryOptions = {}): StageAdapters {

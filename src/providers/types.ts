@@ -24,6 +24,12 @@ export interface AdapterOptions extends ProviderEndpoint {
   timeouts?: Partial<Timeouts>;
   /** Extra tries on connect failures before any output (default 2). Never after output. */
   connectRetries?: number;
+  /**
+   * ALLOW_PRIVATE_URLS: may the base_url reach private and loopback addresses? When false,
+   * only public addresses are connected to (checked at connect time). Default true: callers
+   * that build adapters for calls pass the deployment's setting.
+   */
+  allowPrivateUrls?: boolean;
 }
 
 export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 5000, firstByteMs: 15000, idleMs: 15000 };

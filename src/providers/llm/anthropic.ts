@@ -113,6 +113,7 @@ export class AnthropicLlm implements LlmAdapter {
       body: JSON.stringify(body),
       timeouts: resolveTimeouts(this.opts.timeouts),
       retries: this.opts.connectRetries ?? 2,
+      allowPrivate: this.opts.allowPrivateUrls,
       signal: req.signal,
       errorCode: anthropicErrorCode,
     });

@@ -1,4 +1,4 @@
-import { Agent, fetch, type Response } from 'undici';
+import { fetch, type Response } from 'undici';
 import {
   abortedError,
   connectError,
@@ -9,6 +9,7 @@ import {
   timeoutError,
 } from '../errors.js';
 import type { Timeouts } from '../types.js';
+import { blockedError, checkDestination, httpDispatcher, isBlockedConnect } from '../net.js';
 
 // HTTP transport shared by every HTTP adapter (LLM, TTS, batch STT): three timeouts (connect,
 // first byte, idle between chunks), prompt cancellation (aborting closes the socket), retries
@@ -26,6 +27,8 @@ export interface HttpCall {
   signal: AbortSignal;
   /** The short machine code in the provider's error body. */
   errorCode: (body: unknown) => string | undefined;
+  /** Private and loopback destinations allowed (ALLOW_PRIVATE_URLS); default true. */
+  allowPrivate?: boolean;
 }
 
 export interface HttpStream {
@@ -38,12 +41,6 @@ export interface HttpStream {
 }
 
 const RETRYABLE_CONNECT = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-const agents = new Map<number, Agent>();
-const agentFor = (connectMs: number) => {
-  let a = agents.get(connectMs);
-  if (!a) agents.set(connectMs, (a = new Agent({ connect: { timeout: connectMs }, headersTimeout: 0, bodyTimeout: 0 })));
-  return a;
-};
 const MAX_ERROR_BODY = 64 * 1024;
 
 /** base_url + path; a base_url ending in /v1 does not get a second /v1. */
@@ -94,6 +91,8 @@ async function readErrorBody(res: Response): Promise<unknown> {
 /** Sends the request and returns once a 2xx status arrives; throws ProviderError otherwise. */
 export async function openHttpStream(call: HttpCall): Promise<HttpStream> {
   const { provider, timeouts, signal } = call;
+  const allowPrivate = call.allowPrivate !== false;
+  checkDestination(provider, call.url, allowPrivate);
   for (let attempt = 0; ; attempt++) {
     if (signal.aborted) throw abortedError(provider);
     const controller = new AbortController();
@@ -117,6 +116,7 @@ export async function openHttpStream(call: HttpCall): Promise<HttpStream> {
       if (signal.aborted) return abortedError(provider);
       if (timedOut) return timeoutError(provider, timedOut, ms);
       if (causeCode(err) === 'UND_ERR_CONNECT_TIMEOUT') return timeoutError(provider, 'connect', timeouts.connectMs);
+      if (isBlockedConnect(err)) return blockedError(provider, new URL(call.url).host, err);
       return connectError(provider, err);
     };
 
@@ -129,7 +129,7 @@ export async function openHttpStream(call: HttpCall): Promise<HttpStream> {
         body: call.body as never,
         redirect: 'error',
         signal: controller.signal,
-        dispatcher: agentFor(timeouts.connectMs),
+        dispatcher: httpDispatcher(timeouts.connectMs, allowPrivate),
       });
     } catch (err) {
       cleanup();

@@ -106,6 +106,7 @@ export class OpenAiLlm implements LlmAdapter {
       body: JSON.stringify(body),
       timeouts: resolveTimeouts(this.opts.timeouts),
       retries: this.opts.connectRetries ?? 2,
+      allowPrivate: this.opts.allowPrivateUrls,
       signal: req.signal,
       errorCode: openAiErrorCode,
     });

@@ -78,6 +78,7 @@ export class OpenAiRealtime implements RealtimeAdapter {
       headers: this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {},
       timeouts,
       retries: this.opts.connectRetries ?? 2,
+      allowPrivate: this.opts.allowPrivateUrls,
       signal: o.signal,
       errorCode: openAiErrorCode,
     });

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { abortedError, connectError, httpError, parseRetryAfter, ProviderError, timeoutError } from '../errors.js';
 import type { Timeouts } from '../types.js';
 import { sleep } from '../llm/http.js';
+import { blockedError, checkDestination, connectLookup, isBlockedConnect } from '../net.js';
 
 // WebSocket connect shared by Deepgram live STT, ElevenLabs stream-input and OpenAI Realtime:
 // handshake timeout, handshake HTTP errors (401, 429…) read and mapped, connect retries only
@@ -16,6 +17,8 @@ export interface WsCall {
   retries: number;
   signal: AbortSignal;
   errorCode: (body: unknown) => string | undefined;
+  /** Private and loopback destinations allowed (ALLOW_PRIVATE_URLS); default true. */
+  allowPrivate?: boolean;
 }
 
 const RETRYABLE_CONNECT = new Set(['ECONNREFUSED', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -45,11 +48,13 @@ function readBody(res: IncomingMessage): Promise<unknown> {
 function once(call: WsCall): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const { provider, signal } = call;
+    const lookup = connectLookup(call.allowPrivate !== false);
     const ws = new WebSocket(call.url, {
       headers: { 'user-agent': 'voice-agent-service/1', ...call.headers },
       handshakeTimeout: call.timeouts.connectMs + call.timeouts.firstByteMs,
       followRedirects: false,
       perMessageDeflate: false,
+      ...(lookup ? { lookup: lookup as never } : {}),
     });
     let settled = false;
     const settle = (err: ProviderError | null) => {
@@ -82,6 +87,7 @@ function once(call: WsCall): Promise<WebSocket> {
     });
     ws.on('error', (err: Error & { code?: string }) => {
       if (/handshake has timed out/i.test(err.message)) settle(timeoutError(provider, 'connect', call.timeouts.connectMs + call.timeouts.firstByteMs));
+      else if (isBlockedConnect(err)) settle(blockedError(provider, new URL(call.url).host, err));
       else settle(Object.assign(connectError(provider, err), { retryable: RETRYABLE_CONNECT.has(err.code ?? '') }));
     });
   });
@@ -89,6 +95,7 @@ function once(call: WsCall): Promise<WebSocket> {
 
 /** An open, paused socket (attach listeners, then `resume()`), or a ProviderError. */
 export async function connectWs(call: WsCall): Promise<WebSocket> {
+  checkDestination(call.provider, call.url, call.allowPrivate !== false);
   for (let attempt = 0; ; attempt++) {
     if (call.signal.aborted) throw abortedError(call.provider);
     try {

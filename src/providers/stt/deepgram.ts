@@ -55,6 +55,7 @@ export class DeepgramStt implements SttAdapter {
       headers: this.opts.apiKey ? { authorization: `Token ${this.opts.apiKey}` } : {},
       timeouts,
       retries: this.opts.connectRetries ?? 2,
+      allowPrivate: this.opts.allowPrivateUrls,
       signal: o.signal,
       errorCode: deepgramErrorCode,
     });

@@ -49,6 +49,7 @@ export class OpenAiStt implements SttAdapter {
         body,
         timeouts,
         retries: this.opts.connectRetries ?? 2,
+        allowPrivate: this.opts.allowPrivateUrls,
         signal,
         errorCode: openAiErrorCode,
       });

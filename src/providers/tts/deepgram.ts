@@ -47,6 +47,7 @@ export class DeepgramTts implements TtsAdapter {
       body: JSON.stringify({ text: req.text }),
       timeouts: resolveTimeouts(this.opts.timeouts),
       retries: this.opts.connectRetries ?? 2,
+      allowPrivate: this.opts.allowPrivateUrls,
       signal: req.signal,
       errorCode: deepgramErrorCode,
     });

@@ -56,6 +56,7 @@ export class ElevenLabsTts implements StreamingTtsAdapter {
       headers: this.opts.apiKey ? { 'xi-api-key': this.opts.apiKey } : {},
       timeouts,
       retries: this.opts.connectRetries ?? 2,
+      allowPrivate: this.opts.allowPrivateUrls,
       signal: req.signal,
       errorCode: elevenLabsErrorCode,
     });

@@ -32,6 +32,7 @@ export class OpenAiTts implements TtsAdapter {
       body: JSON.stringify(body),
       timeouts: resolveTimeouts(this.opts.timeouts),
       retries: this.opts.connectRetries ?? 2,
+      allowPrivate: this.opts.allowPrivateUrls,
       signal: req.signal,
       errorCode: openAiErrorCode,
     });

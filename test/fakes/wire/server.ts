@@ -38,6 +38,8 @@ export type UpgradeGate = (req: IncomingMessage) => { status: number; headers?: 
 export class WireFake {
   readonly requests: ReceivedRequest[] = [];
   readonly sockets: ReceivedSocket[] = [];
+  /** TCP connections accepted (a refused destination shows up as none). */
+  connections = 0;
   private readonly routes = new Map<string, HttpHandler>();
   private wsRoutes: { prefix: string; handler: WsHandler; gate?: UpgradeGate }[] = [];
   private server: Server;
@@ -47,6 +49,7 @@ export class WireFake {
 
   constructor() {
     this.server = createServer((req, res) => void this.onRequest(req, res));
+    this.server.on('connection', () => this.connections++);
     this.server.on('upgrade', (req, socket, head) => {
       const url = new URL(req.url ?? '/', 'http://x');
       const route = this.wsRoutes.find((r) => url.pathname.startsWith(r.prefix));
