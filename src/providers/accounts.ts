@@ -80,3 +80,23 @@ export async function verifyAccount(ctx: AppContext, projectId: string, accountI
   ctx.log.info({ accountId, provider: account.provider, status: result.status }, 'provider account verified');
   return recordVerification(ctx, projectId, accountId, account.revision, result);
 }
+
+/**
+ * The provider refused the account's key in the middle of a call (HTTP 401/403, an auth error
+ * event): the account becomes `invalid` with `detail`, so new sessions are refused until the
+ * customer fixes the key and verifies again. Only a `verified` account is changed: an account
+ * updated meanwhile (unverified, new key) keeps its state. Never throws; true when it changed.
+ */
+export async function markAccountInvalid(ctx: AppContext, accountId: string, detail: string): Promise<boolean> {
+  try {
+    const rows = await ctx.sql`
+      update provider_accounts set status = 'invalid', status_detail = ${detail.slice(0, 500)}, updated_at = now()
+      where id = ${accountId} and status = 'verified' and deleted_at is null
+      returning id`;
+    if (rows.length) ctx.log.warn({ accountId }, 'provider account marked invalid: the provider refused its key during a call');
+    return rows.length > 0;
+  } catch (err) {
+    ctx.log.warn({ err, accountId }, 'could not mark the provider account invalid');
+    return false;
+  }
+}
