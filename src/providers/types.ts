@@ -193,10 +193,21 @@ export interface RealtimeSessionConfig {
   speed?: number;
   /** Transcription model for the caller's audio (e.g. `gpt-4o-mini-transcribe`). */
   inputTranscriptionModel?: string;
+  /** The caller's language for that transcription (ISO 639-1, e.g. `en`). */
+  inputTranscriptionLanguage?: string;
+}
+
+export interface RealtimeResponseOptions {
+  /** Instructions for this response only (the session's stay as they are). */
+  instructions?: string;
+  /** Up to 16 string pairs the provider echoes on the response's events (who asked for it). */
+  metadata?: Record<string, string>;
 }
 
 export type RealtimeEvent =
   | { type: 'session_updated' }
+  /** A response began: one we asked for (its metadata) or one the server's VAD started (none). */
+  | { type: 'response_created'; responseId: string; metadata: Record<string, string> | null }
   | { type: 'speech_started'; itemId: string; audioStartMs: number }
   | { type: 'speech_stopped'; itemId: string; audioEndMs: number }
   /** The caller's words, when input transcription is on. */
@@ -206,9 +217,22 @@ export type RealtimeEvent =
   | { type: 'transcript_delta'; responseId: string; itemId: string; text: string }
   | { type: 'transcript_done'; responseId: string; itemId: string; text: string }
   | { type: 'tool_call'; responseId: string; itemId: string; call: LlmToolCall }
-  | { type: 'response_done'; responseId: string; status: string; usage: LlmUsage | null }
-  /** A non-fatal error the server reported (the socket stays open). Fatal ones end the iterator. */
-  | { type: 'error'; error: import('./errors.js').ProviderError };
+  | {
+      type: 'response_done';
+      responseId: string;
+      status: string;
+      usage: LlmUsage | null;
+      /** status_details.reason (`turn_detected`, `client_cancelled`, `max_output_tokens`…), when given. */
+      reason?: string;
+      /** status_details.error.code of a failed response, when given. */
+      errorCode?: string;
+      metadata?: Record<string, string> | null;
+    }
+  /**
+   * A non-fatal error the server reported (the socket stays open). Fatal ones end the iterator.
+   * `clientEventId`: the event of ours it answers, when the server says (see createResponse).
+   */
+  | { type: 'error'; error: import('./errors.js').ProviderError; clientEventId?: string };
 
 export interface RealtimeSession extends AsyncIterable<RealtimeEvent> {
   readonly sampleRateHz: 24000;
@@ -219,10 +243,13 @@ export interface RealtimeSession extends AsyncIterable<RealtimeEvent> {
   clearAudio(): void;
   /** After barge-in: keep only the first `audioEndMs` of the assistant item the caller heard. */
   truncate(itemId: string, contentIndex: number, audioEndMs: number): void;
-  createResponse(options?: { instructions?: string }): void;
+  /** Asks for a response; returns the id of the event sent (errors about it carry that id). */
+  createResponse(options?: RealtimeResponseOptions): string;
   cancel(): void;
   /** The answer to a tool call (a function_call_output item). Call createResponse() after. */
   sendToolResult(callId: string, output: string): void;
+  /** Adds a user text message to the conversation (e.g. the keys the caller pressed). */
+  sendUserText(text: string): void;
   close(): void;
 }
 

@@ -1,6 +1,6 @@
 import type WebSocket from 'ws';
 import { abortedError, ProviderError, protocolError, safeCode, timeoutError } from '../errors.js';
-import type { AdapterOptions, RealtimeAdapter, RealtimeEvent, RealtimeSession, RealtimeSessionConfig, Timeouts } from '../types.js';
+import type { AdapterOptions, RealtimeAdapter, RealtimeEvent, RealtimeResponseOptions, RealtimeSession, RealtimeSessionConfig, Timeouts } from '../types.js';
 import { resolveTimeouts } from '../types.js';
 import { joinUrl } from '../llm/http.js';
 import { OPENAI_BASE_URL, openAiErrorCode } from '../llm/openai.js';
@@ -11,8 +11,10 @@ import { closeError, connectWs, pcmToBase64 } from './ws.js';
 // no OpenAI-Beta header. The server speaks first (session.created). Client events:
 // session.update (session.type "realtime", audio.input/output formats audio/pcm @ 24 kHz,
 // turn_detection, voice, instructions, tools), input_audio_buffer.append/commit/clear,
-// conversation.item.truncate, conversation.item.create (function_call_output),
-// response.create, response.cancel. Server events mapped here: session.updated,
+// conversation.item.truncate, conversation.item.create (function_call_output, user
+// input_text message), response.create (instructions, metadata), response.cancel. Every
+// client event carries an event_id; an `error` about one names it in error.event_id.
+// Server events mapped here: session.updated, response.created,
 // input_audio_buffer.speech_started/stopped, conversation.item.input_audio_transcription.completed,
 // response.output_audio.delta, response.output_audio_transcript.delta/done,
 // response.output_item.done (function calls), response.done, error.
@@ -47,7 +49,10 @@ export function sessionUpdatePayload(model: string, c: RealtimeSessionConfig): R
       interrupt_response: td.interruptResponse ?? true,
     };
   }
-  if (c.inputTranscriptionModel) input.transcription = { model: c.inputTranscriptionModel };
+  if (c.inputTranscriptionModel) {
+    const lang = c.inputTranscriptionLanguage?.split('-')[0]?.toLowerCase();
+    input.transcription = { model: c.inputTranscriptionModel, ...(lang && /^[a-z]{2}$/.test(lang) ? { language: lang } : {}) };
+  }
   const output: Record<string, unknown> = { format: { type: 'audio/pcm', rate: REALTIME_RATE_HZ } };
   if (c.voice) output.voice = c.voice;
   if (c.speed !== undefined) output.speed = c.speed;
@@ -59,6 +64,14 @@ export function sessionUpdatePayload(model: string, c: RealtimeSessionConfig): R
   }
   if (c.maxOutputTokens !== undefined) session.max_output_tokens = c.maxOutputTokens;
   return session;
+}
+
+/** A provider's metadata object as string pairs (anything else dropped). */
+function stringMap(v: unknown): Record<string, string> | null {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
+  return out;
 }
 
 export class OpenAiRealtime implements RealtimeAdapter {
@@ -129,9 +142,11 @@ class OpenAiRealtimeSession implements RealtimeSession {
 
   private onAbort = () => this.stop(abortedError(PROVIDER));
 
-  private send(type: string, fields: Record<string, unknown> = {}): void {
-    if (this.done || this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.send(JSON.stringify({ type, event_id: `evt_vas_${++this.eventSeq}`, ...fields }));
+  private send(type: string, fields: Record<string, unknown> = {}): string {
+    const eventId = `evt_vas_${++this.eventSeq}`;
+    if (this.done || this.ws.readyState !== this.ws.OPEN) return eventId;
+    this.ws.send(JSON.stringify({ type, event_id: eventId, ...fields }));
+    return eventId;
   }
 
   update(session: RealtimeSessionConfig): void {
@@ -154,9 +169,12 @@ class OpenAiRealtimeSession implements RealtimeSession {
     this.send('conversation.item.truncate', { item_id: itemId, content_index: contentIndex, audio_end_ms: Math.max(0, Math.round(audioEndMs)) });
   }
 
-  createResponse(options: { instructions?: string } = {}): void {
+  createResponse(options: RealtimeResponseOptions = {}): string {
     this.markResponding();
-    this.send('response.create', options.instructions !== undefined ? { response: { instructions: options.instructions } } : {});
+    const response: Record<string, unknown> = {};
+    if (options.instructions !== undefined) response.instructions = options.instructions;
+    if (options.metadata) response.metadata = options.metadata;
+    return this.send('response.create', Object.keys(response).length ? { response } : {});
   }
 
   cancel(): void {
@@ -165,6 +183,10 @@ class OpenAiRealtimeSession implements RealtimeSession {
 
   sendToolResult(callId: string, output: string): void {
     this.send('conversation.item.create', { item: { type: 'function_call_output', call_id: callId, output } });
+  }
+
+  sendUserText(text: string): void {
+    this.send('conversation.item.create', { item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } });
   }
 
   close(): void {
@@ -232,6 +254,7 @@ class OpenAiRealtimeSession implements RealtimeSession {
         break;
       case 'response.created':
         this.markResponding();
+        push({ type: 'response_created', responseId: ev.response?.id, metadata: stringMap(ev.response?.metadata) });
         break;
       case 'response.output_audio.delta': {
         if (typeof ev.delta !== 'string') return this.stop(protocolError(PROVIDER, 'an audio delta without audio'));
@@ -256,7 +279,17 @@ class OpenAiRealtimeSession implements RealtimeSession {
         this.responding = false;
         const r = ev.response ?? {};
         const u = r.usage;
-        push({ type: 'response_done', responseId: r.id, status: r.status ?? 'completed', usage: u ? { inputTokens: u.input_tokens ?? 0, outputTokens: u.output_tokens ?? 0 } : null });
+        const reason = safeCode(r.status_details?.reason);
+        const errorCode = safeCode(r.status_details?.error?.code) ?? safeCode(r.status_details?.error?.type);
+        push({
+          type: 'response_done',
+          responseId: r.id,
+          status: r.status ?? 'completed',
+          usage: u ? { inputTokens: u.input_tokens ?? 0, outputTokens: u.output_tokens ?? 0 } : null,
+          ...(reason ? { reason } : {}),
+          ...(errorCode ? { errorCode } : {}),
+          metadata: stringMap(r.metadata),
+        });
         break;
       }
       case 'error': {
@@ -265,7 +298,8 @@ class OpenAiRealtimeSession implements RealtimeSession {
         if (code && BENIGN.has(code)) break;
         const e = new ProviderError(realtimeErrorKind(code, type), `${PROVIDER} reported an error${code ?? type ? ` (${code ?? type})` : ''}`, { provider: PROVIDER, code: code ?? type });
         if (!this.created) return this.stop(e);
-        push({ type: 'error', error: e });
+        const clientEventId = typeof ev.error?.event_id === 'string' ? ev.error.event_id : undefined;
+        push({ type: 'error', error: e, ...(clientEventId ? { clientEventId } : {}) });
         break;
       }
       default:

@@ -203,3 +203,42 @@ t.test('a 503 on the upgrade is retried (nothing was produced); a 500 is not', a
   t.equal(err.kind, 'unavailable');
   t.equal(attempts, 1);
 });
+
+t.test('response.create carries metadata; response.created reports it; a refused create names our event_id', async (t) => {
+  fake.onWebSocket('/v1/realtime', realtimeServer({ chunks: 30, delayMs: 10 }));
+  const s = await rt().connect({ session: { inputTranscriptionModel: 'gpt-4o-mini-transcribe', inputTranscriptionLanguage: 'de-DE' }, signal: signal() });
+  const it = s[Symbol.asyncIterator]();
+  const first = s.createResponse({ instructions: 'Say hi', metadata: { vas_purpose: 'greeting', vas_request: '1' } });
+  const created = (await until(it, 'response_created')).at(-1) as Extract<RealtimeEvent, { type: 'response_created' }>;
+  t.same(created.metadata, { vas_purpose: 'greeting', vas_request: '1' });
+  t.match(created.responseId, /^resp_/);
+  // A second response while the first runs: the documented conflict, about our event.
+  const second = s.createResponse({ metadata: { vas_purpose: 'answer' } });
+  t.not(second, first);
+  const err = (await until(it, 'error')).at(-1) as Extract<RealtimeEvent, { type: 'error' }>;
+  t.equal(err.error.code, 'conversation_already_has_active_response');
+  t.equal(err.clientEventId, second);
+  const done = (await until(it, 'response_done')).at(-1) as Extract<RealtimeEvent, { type: 'response_done' }>;
+  t.same(done.metadata, { vas_purpose: 'greeting', vas_request: '1' });
+  s.sendUserText('[The caller pressed the keys: 12]');
+  await sleep(20);
+  const sock = fake.sockets.at(-1)!;
+  const msgs = sock.messages as Record<string, any>[];
+  t.match(msgs.find((m) => m.type === 'session.update'), { session: { audio: { input: { transcription: { model: 'gpt-4o-mini-transcribe', language: 'de' } } } } });
+  t.match(msgs.find((m) => m.type === 'response.create'), { event_id: first, response: { instructions: 'Say hi', metadata: { vas_purpose: 'greeting', vas_request: '1' } } });
+  t.match(msgs.at(-1), { type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: '[The caller pressed the keys: 12]' }] } });
+  s.close();
+});
+
+t.test('a cancelled response reports status_details.reason', async (t) => {
+  fake.onWebSocket('/v1/realtime', realtimeServer({ chunks: 50, delayMs: 10 }));
+  const s = await rt().connect({ signal: signal() });
+  const it = s[Symbol.asyncIterator]();
+  s.createResponse();
+  await until(it, 'audio');
+  s.cancel();
+  const done = (await until(it, 'response_done')).at(-1) as Extract<RealtimeEvent, { type: 'response_done' }>;
+  t.equal(done.status, 'cancelled');
+  t.equal(done.reason, 'client_cancelled');
+  s.close();
+});
