@@ -2,10 +2,11 @@ import type { AppContext } from '../app-context.js';
 import type { SessionRow } from '../db/repos/voice-sessions.js';
 import type { CallPipeline } from '../media/call-pipeline.js';
 import type { PipelineLog } from '../media/pipelines.js';
-import { PipelineUnavailable } from '../media/pipelines.js';
 import type { RegistryOptions } from '../providers/registry.js';
 import { loadCallConfig, type AdapterFactory } from './call-config.js';
 import { CascadeCall } from './cascade-call.js';
+import { RealtimeCall } from './realtime-call.js';
+import { markAccountInvalid } from '../providers/accounts.js';
 import type { InterruptionOptions } from './interruption.js';
 import type { ToolRunner } from './tools.js';
 import { callToolWebhook } from '../tools/tool-webhook.js';
@@ -16,6 +17,7 @@ export function webhookToolRunner(ctx: AppContext, row: SessionRow, agentId: str
 }
 
 export { CascadeCall } from './cascade-call.js';
+export { RealtimeCall, type RealtimeCallOptions } from './realtime-call.js';
 export { DEFAULT_INTERRUPTION, type InterruptionOptions } from './interruption.js';
 export type { AdapterFactory, CallConfig } from './call-config.js';
 
@@ -32,9 +34,14 @@ export interface ConversationOptions {
 /** Builds the conversation engine for a session that just connected. */
 export async function createConversation(ctx: AppContext, row: SessionRow, log: PipelineLog, opts: ConversationOptions = {}): Promise<CallPipeline> {
   const config = await loadCallConfig(ctx, row, { adapterFactory: opts.adapterFactory, registry: opts.registry });
-  if (config.agent.pipelineMode !== 'cascade') throw new PipelineUnavailable('realtime pipelines are not available yet');
   const url = config.agent.toolWebhookUrl;
   const runTool = url ? (opts.toolRunner ?? webhookToolRunner)(ctx, row, config.agent.id, url) : undefined;
+  if (config.agent.pipelineMode === 'realtime') {
+    const accountInvalid = (accountId: string, detail: string) => void markAccountInvalid(ctx, accountId, detail);
+    const realtime = new RealtimeCall(config, { interruption: opts.interruption, runTool, log, accountInvalid });
+    opts.created?.(realtime);
+    return realtime;
+  }
   const call = new CascadeCall(config, { interruption: opts.interruption, runTool, log });
   opts.created?.(call);
   return call;
