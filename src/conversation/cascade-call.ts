@@ -43,6 +43,8 @@ const AMBIENCE_KIND: Record<string, AmbienceKind> = { white_noise: 'white', pink
 export interface CascadeOptions {
   interruption?: Partial<InterruptionOptions>;
   runTool?: ToolRunner;
+  /** The provider refused the account's key mid-call (index.ts: markAccountInvalid). */
+  accountInvalid?: (accountId: string, detail: string) => void;
   log?: { warn: (o: object, m: string) => void };
   now?: () => number;
 }
@@ -143,8 +145,10 @@ export class CascadeCall implements CallPipeline {
     if (agent.greeting) void this.phrases.get(agent.greeting);
     this.runTool = opts.runTool ?? null;
     this.log = opts.log ?? null;
+    this.accountInvalid = opts.accountInvalid ?? null;
   }
 
+  private readonly accountInvalid: ((accountId: string, detail: string) => void) | null;
   private readonly runTool: ToolRunner | null;
   private readonly log: { warn: (o: object, m: string) => void } | null;
 
@@ -690,6 +694,11 @@ export class CascadeCall implements CallPipeline {
     const e = isProviderError(err) ? err : new ProviderError('protocol', `${what} failed`, { provider: 'unknown', cause: err });
     if (e.kind === 'aborted') return;
     this.log?.warn({ session_id: this.config.sessionId, provider: e.provider, kind: e.kind, status: e.status, code: e.code }, `${what} failed`);
+    if (e.invalidatesAccount) {
+      const stage = what === 'speech recognition' ? 'stt' : what === 'language model' ? 'llm' : 'tts';
+      const accountId = this.config.accountIds[stage];
+      if (accountId) this.accountInvalid?.(accountId, e.message);
+    }
     if (e.recoverable && what !== 'speech recognition') {
       this.recoverable(e);
       if (this.generation) {

@@ -36,13 +36,13 @@ export async function createConversation(ctx: AppContext, row: SessionRow, log: 
   const config = await loadCallConfig(ctx, row, { adapterFactory: opts.adapterFactory, registry: opts.registry });
   const url = config.agent.toolWebhookUrl;
   const runTool = url ? (opts.toolRunner ?? webhookToolRunner)(ctx, row, config.agent.id, url) : undefined;
+  const accountInvalid = (accountId: string, detail: string) => void markAccountInvalid(ctx, accountId, detail);
   if (config.agent.pipelineMode === 'realtime') {
-    const accountInvalid = (accountId: string, detail: string) => void markAccountInvalid(ctx, accountId, detail);
     const realtime = new RealtimeCall(config, { interruption: opts.interruption, runTool, log, accountInvalid });
     opts.created?.(realtime);
     return realtime;
   }
-  const call = new CascadeCall(config, { interruption: opts.interruption, runTool, log });
+  const call = new CascadeCall(config, { interruption: opts.interruption, runTool, log, accountInvalid });
   opts.created?.(call);
   return call;
 }
