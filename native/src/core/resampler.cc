@@ -107,6 +107,7 @@ struct V {
     std::memcpy(&v, p, sizeof v);
     return v;
   }
+  static T LoadA(const float* p) { return Load(p); }
   static T Fma(T a, T b, T c) { return c + a * b; }
   static T Add(T a, T b) { return a + b; }
   static void Store(float* p, T v) { std::memcpy(p, &v, sizeof v); }
@@ -131,6 +132,7 @@ struct V {
   static T Zero() { return _mm256_setzero_ps(); }
   static T Bcast(const float* p) { return _mm256_broadcast_ss(p); }
   static T Load(const float* p) { return _mm256_loadu_ps(p); }
+  static T LoadA(const float* p) { return _mm256_load_ps(p); }
   static T Fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
   static T Add(T a, T b) { return _mm256_add_ps(a, b); }
   static void Store(float* p, T v) { _mm256_storeu_ps(p, v); }
@@ -155,6 +157,7 @@ struct V {
   static T Zero() { return _mm512_setzero_ps(); }
   static T Bcast(const float* p) { return _mm512_set1_ps(*p); }
   static T Load(const float* p) { return _mm512_loadu_ps(p); }
+  static T LoadA(const float* p) { return _mm512_load_ps(p); }
   static T Fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
   static T Add(T a, T b) { return _mm512_add_ps(a, b); }
   static void Store(float* p, T v) { _mm512_storeu_ps(p, v); }
@@ -165,7 +168,45 @@ struct V {
     _mm512_storeu_si512(p, _mm512_cvttps_epi32(_mm512_add_ps(v, half)));
   }
 };
+
+// kLanes shifted, aligned copies of each stream's first span rows (see BlockA), in a
+// per-thread scratch sized by Reserve (called from Resampler::Init) and then reused.
+struct Scratch {
+  float* p = nullptr;
+  size_t capacity = 0;
+  ~Scratch() { std::free(p); }
+};
+thread_local Scratch tScratch;
+
+static void Reserve(int down, size_t rows) {
+  constexpr size_t L = V::kLanes;
+  if (down > 2) return;  // see Vertical: copies only for one or two streams
+  const size_t span = (rows + 2 * L - 1) & ~(L - 1);
+  const size_t need = static_cast<size_t>(down) * L * span;
+  if (need <= tScratch.capacity) return;
+  std::free(tScratch.p);
+  tScratch.p = static_cast<float*>(std::aligned_alloc(64, need * sizeof(float)));
+  tScratch.capacity = tScratch.p ? need : 0;
+}
+
+static const float* AlignedCopies(const float* streams, size_t streamLen, int down, size_t span) {
+  constexpr size_t L = V::kLanes;
+  const size_t need = static_cast<size_t>(down) * L * span;
+  if (need > tScratch.capacity) Reserve(down, span);  // another thread than Init's: first call only
+  float* scratch = tScratch.p;
+  if (!scratch || need > tScratch.capacity) return nullptr;  // the unaligned kernel still works
+  for (int s = 0; s < down; ++s) {
+    const float* st = streams + static_cast<size_t>(s) * streamLen;
+    for (size_t p = 0; p < L; ++p) {
+      float* d = scratch + (static_cast<size_t>(s) * L + p) * span;
+      for (size_t j = 0; j < span; j += L) _mm512_store_ps(d + j, _mm512_loadu_ps(st + p + j));
+    }
+  }
+  return scratch;
+}
+#define VC_KERNEL_ALIGNED 1
 #include "resampler_kernel.inc"
+#undef VC_KERNEL_ALIGNED
 }  // namespace kavx512
 #pragma GCC diagnostic pop
 #pragma GCC pop_options
@@ -173,17 +214,20 @@ struct V {
 
 namespace {
 
+void NoReserve(int, size_t) {}
+
 struct Kernels {
   const char* name;
+  void (*reserve)(int down, size_t rows);  // per-thread scratch for a stream length
   size_t (*vertical)(const float*, int, int, int, const float*, size_t, size_t, size_t*, int*, float*, int16_t*);
   void (*split16)(const int16_t*, size_t, size_t, int, float*, size_t);
   void (*splitF)(const float*, size_t, size_t, int, float*, size_t);
 };
 
-const Kernels kGeneric = {"generic", kgen::Vertical, kgen::Split<int16_t>, kgen::Split<float>};
+const Kernels kGeneric = {"generic", NoReserve, kgen::Vertical, kgen::Split<int16_t>, kgen::Split<float>};
 #ifdef VC_X86_KERNELS
-const Kernels kAvx2 = {"avx2", kavx2::Vertical, kavx2::Split<int16_t>, kavx2::Split<float>};
-const Kernels kAvx512 = {"avx512", kavx512::Vertical, kavx512::Split<int16_t>, kavx512::Split<float>};
+const Kernels kAvx2 = {"avx2", NoReserve, kavx2::Vertical, kavx2::Split<int16_t>, kavx2::Split<float>};
+const Kernels kAvx512 = {"avx512", kavx512::Reserve, kavx512::Vertical, kavx512::Split<int16_t>, kavx512::Split<float>};
 #endif
 
 const Kernels* KernelsNamed(const char* name) {
@@ -347,8 +391,10 @@ Status Resampler::Init(int inRateHz, int outRateHz, ResamplerQuality q, size_t m
   // shift by whole multiples of down.
   cap_ = static_cast<size_t>(taps_ - 1) + static_cast<size_t>(down_ - 1) + block;
   if (vertical_) {
-    streamLen_ = (cap_ + down_ - 1) / down_ + kPad / 2;  // lanes read up to one vector past the last output
+    // Lanes read up to one vector past the last output; aligned copies up to two.
+    streamLen_ = (cap_ + down_ - 1) / down_ + kPad;
     buf_.assign(streamLen_ * down_, 0.f);
+    ActiveKernels()->reserve(down_, (cap_ + down_ - 1) / down_);  // per thread, not per instance
   } else {
     streamLen_ = 0;
     buf_.assign(cap_ + kPad, 0.f);
