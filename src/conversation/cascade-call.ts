@@ -133,7 +133,8 @@ export class CascadeCall implements CallPipeline {
         : null;
     this.audio = new AgentAudio(config.sampleRateOut, { turnStarted: (t) => this.onTurnStarted(t), turnSent: (t) => this.onTurnSent(t) }, ambience);
     this.budget = new CharBudget(agent.maxCharsPerMin);
-    this.phrases = new PhraseBook(config, this.controller.signal);
+    // A phrase that cannot be synthesized: said in an error frame, and fatal only when the provider refuses us.
+    this.phrases = new PhraseBook(config, this.controller.signal, (err) => (err.recoverable ? this.recoverable(err) : this.providerFailed(err, 'speech synthesis')));
     this.behaviours = new CallBehaviours(agent, {
       deadAir: () => this.onDeadAir(),
       idleWarn: () => this.onIdleWarn(),

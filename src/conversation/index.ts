@@ -33,7 +33,9 @@ export interface ConversationOptions {
 
 /** Builds the conversation engine for a session that just connected. */
 export async function createConversation(ctx: AppContext, row: SessionRow, log: PipelineLog, opts: ConversationOptions = {}): Promise<CallPipeline> {
-  const config = await loadCallConfig(ctx, row, { adapterFactory: opts.adapterFactory, registry: opts.registry });
+  // Provider base_urls get the same outbound address policy as webhooks (contract §3).
+  const registry = { allowPrivateUrls: ctx.config.ALLOW_PRIVATE_URLS, ...opts.registry };
+  const config = await loadCallConfig(ctx, row, { adapterFactory: opts.adapterFactory, registry });
   const url = config.agent.toolWebhookUrl;
   const runTool = url ? (opts.toolRunner ?? webhookToolRunner)(ctx, row, config.agent.id, url) : undefined;
   const accountInvalid = (accountId: string, detail: string) => void markAccountInvalid(ctx, accountId, detail);

@@ -1,3 +1,4 @@
+import { isProviderError, type ProviderError } from '../providers/errors.js';
 import type { CallAgent, CallConfig } from './call-config.js';
 import { Phrases } from './phrases.js';
 import { synthesizeWhole } from './speaker.js';
@@ -25,7 +26,12 @@ export class PhraseBook {
   private readonly inFlight = new Map<string, Promise<Int16Array | null>>();
   private readonly prefix: string;
 
-  constructor(private readonly config: CallConfig, private readonly signal: AbortSignal) {
+  constructor(
+    private readonly config: CallConfig,
+    private readonly signal: AbortSignal,
+    /** A phrase could not be synthesized (the engine decides whether the call goes on). */
+    private readonly failed: (err: ProviderError) => void = () => {},
+  ) {
     const tts = config.adapters.tts!;
     this.prefix = [config.projectId, config.accountIds.tts ?? '', tts.adapter.provider, tts.model, tts.voice, tts.speed ?? 1, config.sampleRateOut].join('|');
   }
@@ -56,7 +62,11 @@ export class PhraseBook {
           if (pcm.length) remember(key, pcm);
           return pcm.length ? pcm : null;
         },
-        () => null,
+        (err: unknown) => {
+          this.inFlight.delete(key);
+          if (isProviderError(err) && err.kind !== 'aborted') this.failed(err);
+          return null;
+        },
       );
       this.inFlight.set(key, p);
     }

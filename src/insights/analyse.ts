@@ -76,7 +76,9 @@ async function adapterFor(ctx: AppContext, m: TextModel, registry: RegistryOptio
     baseUrl = acc?.base_url ?? null;
   }
   // The registry refuses a non-local provider without a key (account deleted meanwhile).
-  return createAdapters({ llm: { provider: m.provider, model: m.model } }, { llm: { apiKey, baseUrl } }, registry).llm!.adapter;
+  // Public addresses only unless the deployment allows private ones (contract §3).
+  const options: RegistryOptions = { allowPrivateUrls: ctx.config.ALLOW_PRIVATE_URLS, ...registry };
+  return createAdapters({ llm: { provider: m.provider, model: m.model } }, { llm: { apiKey, baseUrl } }, options).llm!.adapter;
 }
 
 async function complete(adapter: LlmAdapter, plan: InsightPlan, transcript: readonly TranscriptEntry[], timeoutMs: number): Promise<string> {

@@ -99,6 +99,7 @@ t.test('with backchannel on, a short "mm-hm" pauses the answer and it resumes', 
   fake.script.transcripts = ['tell me your hours', 'mm hmm'];
   fake.script.replies = [LONG_REPLY];
   const setup = await setupAgent(h, (pid) => openAiPipeline(h, pid, fake.baseUrl), { backchannel: true });
+  const chatsBefore = fake.requests.filter((r) => r.path === '/v1/chat/completions').length;
   const { caller } = await call(h, media, setup);
   caller.silence(200);
   caller.say(speech('Tell me your hours.'));
@@ -111,7 +112,7 @@ t.test('with backchannel on, a short "mm-hm" pauses the answer and it resumes', 
   const answer = caller.text.find((r) => isAssistant(r.frame) && r.at > asked.at);
   t.equal(answer?.frame.text, LONG_REPLY, 'the whole answer was spoken');
   t.equal(caller.text.filter((r) => isUser(r.frame)).length, 1, 'the backchannel was not taken as a turn');
-  t.equal(fake.requests.filter((r) => r.path === '/v1/chat/completions').length, 1, 'no new answer was generated');
+  t.equal(fake.requests.filter((r) => r.path === '/v1/chat/completions').length - chatsBefore, 1, 'no new answer was generated');
   caller.hangUp();
   await caller.closed;
 });
