@@ -1,8 +1,22 @@
 #include "vc/echo_chain.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace vc {
+
+namespace {
+
+// PCM16LE bytes -> samples: a plain copy on little-endian hosts.
+inline void DecodeLe16(const uint8_t* b, size_t n, int16_t* out) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  std::memcpy(out, b, n * sizeof(int16_t));
+#else
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<int16_t>(static_cast<uint16_t>(b[2 * i] | (b[2 * i + 1] << 8)));
+#endif
+}
+
+}  // namespace
 
 Status EchoChain::Init(int inRateHz, int outRateHz, int frameMs, size_t maxMessageBytes, ResamplerQuality q,
                        const VadOptions& vad) {
@@ -48,9 +62,12 @@ Status EchoChain::Push(const uint8_t* msg, size_t nBytes, int16_t* out, size_t o
   // After the checks nothing below can fail.
   int events = 0;
   size_t written = 0;
-  for (size_t i = 0; i < n; ++i) {
-    frame_[pending_++] = static_cast<int16_t>(static_cast<uint16_t>(msg[2 * i] | (msg[2 * i + 1] << 8)));
-    if (pending_ < fs_) continue;
+  for (size_t i = 0; i < n;) {
+    const size_t take = std::min(fs_ - pending_, n - i);
+    DecodeLe16(msg + 2 * i, take, frame_.data() + pending_);
+    pending_ += take;
+    i += take;
+    if (pending_ < fs_) break;
     pending_ = 0;
     vad_.ProcessFrame(frame_.data(), vad);
     events |= vad->events;
