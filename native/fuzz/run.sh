@@ -10,9 +10,9 @@ mkdir -p bin out
 FLAGS=(-std=c++17 -O1 -g -fno-exceptions -fsanitize=fuzzer,address,undefined
   -fno-sanitize-recover=undefined -Wno-psabi -DVC_NO_MULTIVERSION -I../include)
 CORE=(../src/core/status.cc ../src/core/framer.cc ../src/core/g711.cc ../src/core/resampler.cc
-  ../src/core/vad.cc ../src/core/bargein.cc ../src/core/channel.cc)
+  ../src/core/vad.cc ../src/core/bargein.cc ../src/core/channel.cc ../src/core/echo_chain.cc)
 status=0
-for t in ${TARGETS:-framer g711 resampler channel}; do
+for t in ${TARGETS:-framer g711 resampler channel echo_chain}; do
   echo "== fuzz_$t: building"
   "$CXX" "${FLAGS[@]}" "fuzz_$t.cc" "${CORE[@]}" -o "bin/fuzz_$t"
   mkdir -p "out/corpus_$t"
