@@ -3,6 +3,7 @@ import { Ambience, ChannelEvents, dtmfGenerate, MediaChannel, type AmbienceKind,
 import { isProviderError, ProviderError } from '../providers/errors.js';
 import type { LlmToolCall, RealtimeEvent, RealtimeSession, RealtimeSessionConfig, RealtimeTurnDetection } from '../providers/types.js';
 import type { TranscriptEntry } from '../webhooks/index.js';
+import { inChunks } from './input-chunks.js';
 import { AgentAudio, AgentTurn, type TurnKind } from './agent-audio.js';
 import { CallBehaviours } from './behaviours.js';
 import type { CallConfig } from './call-config.js';
@@ -217,15 +218,7 @@ export class RealtimeCall implements CallPipeline {
   }
 
   pushAudio(message: PcmMessage): number {
-    const bytes = message.byteLength;
-    if (bytes <= INPUT_CHUNK_BYTES) return this.pushChunk(message);
-    const buffer = message instanceof ArrayBuffer ? message : message.buffer;
-    const base = message instanceof ArrayBuffer ? 0 : message.byteOffset;
-    let frames = 0;
-    for (let off = 0; off < bytes; off += INPUT_CHUNK_BYTES) {
-      frames += this.pushChunk(new Uint8Array(buffer, base + off, Math.min(INPUT_CHUNK_BYTES, bytes - off)));
-    }
-    return frames;
+    return inChunks(message, INPUT_CHUNK_BYTES, this.pushChunk);
   }
 
   nextFrame(): Uint8Array | null {
@@ -279,7 +272,7 @@ export class RealtimeCall implements CallPipeline {
 
   // ------------------------------------------------------------------ caller audio
 
-  private pushChunk(chunk: PcmMessage): number {
+  private readonly pushChunk = (chunk: PcmMessage): number => {
     const frames = this.channel.process(chunk);
     if (frames === 0 || this.stopped) return frames;
     const pcm = this.channel.output.subarray(0, frames * this.procFrameSamples);
@@ -307,7 +300,7 @@ export class RealtimeCall implements CallPipeline {
       this.sendCaller(new Int16Array(pcm.length));
     }
     return frames;
-  }
+  };
 
   /** The agent's voice may be in the microphone: audio queued, playing, or its echo tail. */
   private agentAudible(now: number): boolean {

@@ -1,6 +1,7 @@
 import { Resampler } from '../media/native.js';
 import { abortedError, isProviderError, ProviderError } from '../providers/errors.js';
 import type { StageAdapters } from '../providers/registry.js';
+import { concatPcm } from '../providers/tts/pcm.js';
 import type { AgentAudio, AgentTurn } from './agent-audio.js';
 
 // Text to the agent's audio: one TTS request per sentence, in order, each streamed into the
@@ -25,13 +26,7 @@ export class RateConverter {
       const n = this.resampler.process(pcm.subarray(off, Math.min(pcm.length, off + RESAMPLE_SLICE)));
       parts.push(this.resampler.output.slice(0, n));
     }
-    const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
+    return concatPcm(parts);
   }
 }
 
@@ -43,13 +38,7 @@ export async function synthesizeWhole(tts: TtsStage, text: string, rateHz: numbe
   for await (const chunk of tts.adapter.synthesize({ text, voice: tts.voice, model: tts.model, sampleRateHz: rateHz, speed: tts.speed, signal })) {
     parts.push(conv.convert(chunk));
   }
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatPcm(parts);
 }
 
 export interface SpeakerHooks {

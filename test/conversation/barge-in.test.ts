@@ -1,23 +1,12 @@
 import t from 'tap';
-import { startHarness } from '../helpers/harness.js';
-import { startProviderFakes } from '../fakes/wire/providers.js';
-import { call, espeakPipeline, LONG_REPLY, openAiPipeline, setupAgent, speech, startAgentMedia } from './fixtures.js';
+import { LONG_REPLY, call, espeakPipeline, isAssistant, isUser, openAiPipeline, setupAgent, speech, startCallTests } from './fixtures.js';
 
 // Barge-in through the real media socket: the caller's speech stops the agent at once; the
 // agent's own voice echoed back and background noise do not; with `backchannel` a short
 // "mm-hm" pauses the answer and it resumes.
 
-const h = await startHarness();
-const fake = await startProviderFakes({});
-const media = await startAgentMedia(h);
-t.teardown(async () => {
-  await media.drain(0);
-  await fake.close();
-  await h.close();
-});
+const { h, fake, media } = await startCallTests(t);
 
-const isAssistant = (f: Record<string, unknown>) => f.type === 'transcript' && f.role === 'assistant';
-const isUser = (f: Record<string, unknown>) => f.type === 'transcript' && f.role === 'user';
 
 t.test('barge-in while the agent speaks: interrupted with heard, audio stops, history truncated', async (t) => {
   fake.script.transcripts = ['tell me your hours', 'stop please'];

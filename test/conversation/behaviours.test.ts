@@ -1,25 +1,14 @@
 import t from 'tap';
-import { startHarness } from '../helpers/harness.js';
-import { startProviderFakes } from '../fakes/wire/providers.js';
 import { chatChunk, writeChatStream } from '../fakes/wire/openai.js';
 import { sleep } from '../fakes/wire/server.js';
 import { Phrases } from '../../src/conversation/phrases.js';
-import { call, openAiPipeline, sessionRow, setupAgent, speech, startAgentMedia } from './fixtures.js';
+import { call, isAssistant, isUser, openAiPipeline, sessionRow, setupAgent, speech, startCallTests } from './fixtures.js';
 
 // The agent's behaviours through the real socket: idle reminder then hang-up, the goodbye
 // before max_duration, the dead-air filler, the character budget and ambience.
 
-const h = await startHarness();
-const fake = await startProviderFakes({});
-const media = await startAgentMedia(h);
-t.teardown(async () => {
-  await media.drain(0);
-  await fake.close();
-  await h.close();
-});
+const { h, fake, media } = await startCallTests(t);
 
-const isAssistant = (f: Record<string, unknown>) => f.type === 'transcript' && f.role === 'assistant';
-const isUser = (f: Record<string, unknown>) => f.type === 'transcript' && f.role === 'user';
 
 t.test('idle: a reminder after idle_warn_seconds, then hang-up with idle_timeout', async (t) => {
   const setup = await setupAgent(h, (pid) => openAiPipeline(h, pid, fake.baseUrl), { idle_warn_seconds: 1, idle_hangup_seconds: 5 });

@@ -4,7 +4,8 @@ import { createProviderAccount } from '../../src/db/repos/provider-accounts.js';
 import { startMediaServer, type MediaServer, type MediaServerOptions } from '../../src/media/server.js';
 import { walletCredit } from '../../src/sessions/wallet.js';
 import { admitSession } from '../../src/sessions/admission.js';
-import type { Harness } from '../helpers/harness.js';
+import { startHarness, type Harness } from '../helpers/harness.js';
+import { startProviderFakes, type ProviderScript } from '../fakes/wire/providers.js';
 import { createTenant } from '../helpers/fixtures.js';
 import { speak } from '../native/corpus.js';
 import { ScriptedCaller } from './caller.js';
@@ -105,3 +106,19 @@ export function noise(rateHz: number, ms: number, rms: number, seed = 1): Int16A
 export const LONG_REPLY =
   'Let me tell you about our opening hours in detail. We open at nine in the morning on weekdays. ' +
   'On Saturdays we open a little later, at ten. On Sundays we are closed all day. Holidays follow the Sunday hours.';
+
+export const isAssistant = (f: Record<string, unknown>) => f.type === 'transcript' && f.role === 'assistant';
+export const isUser = (f: Record<string, unknown>) => f.type === 'transcript' && f.role === 'user';
+
+/** A harness, the provider wire fakes and an agent media server, torn down with the test file. */
+export async function startCallTests(t: { teardown: (fn: () => Promise<void>) => void }, script: ProviderScript = {}) {
+  const h = await startHarness();
+  const fake = await startProviderFakes(script);
+  const media = await startAgentMedia(h);
+  t.teardown(async () => {
+    await media.drain(0);
+    await fake.close();
+    await h.close();
+  });
+  return { h, fake, media };
+}

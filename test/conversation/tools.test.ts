@@ -3,24 +3,14 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
 import { DtmfDetector } from '../../src/media/native.js';
-import { startHarness } from '../helpers/harness.js';
-import { startProviderFakes } from '../fakes/wire/providers.js';
 import { chatChunk, openAiError, writeChatStream } from '../fakes/wire/openai.js';
-import { call, openAiPipeline, sessionRow, setupAgent, speech, startAgentMedia } from './fixtures.js';
+import { call, isAssistant, isUser, openAiPipeline, sessionRow, setupAgent, speech, startCallTests } from './fixtures.js';
 
 // Tools through the real socket (contract §4): a customer tool answered by the signed
 // tool.call webhook, the built-in end_call and send_dtmf; and provider failures mid-call.
 
-const h = await startHarness();
-const fake = await startProviderFakes({});
-const media = await startAgentMedia(h);
-t.teardown(async () => {
-  await media.drain(0);
-  await fake.close();
-  await h.close();
-});
+const { h, fake, media } = await startCallTests(t);
 
-const isAssistant = (f: Record<string, unknown>) => f.type === 'transcript' && f.role === 'assistant';
 type Chunks = unknown[];
 const text = (s: string): Chunks => [chatChunk({ role: 'assistant', content: '' }), chatChunk({ content: s }), chatChunk({}, 'stop')];
 const toolCall = (name: string, args: string, content = ''): Chunks => [
