@@ -19,7 +19,7 @@ export class ScriptedCaller {
   private readonly queue: Int16Array[] = [];
   private timer: NodeJS.Timeout | null = null;
   private readonly frameSamples: number;
-  private echo: { delayFrames: number; gain: number; line: Int16Array[]; resampler: Resampler | null } | null = null;
+  private echo: { delayFrames: number; gain: number; line: Int16Array[]; delay: Int16Array[]; resampler: Resampler | null } | null = null;
   private noise: { rms: number; seed: number } | null = null;
   /** Monotonic ms each played script item started being sent. */
   readonly marks = new Map<string, number>();
@@ -72,7 +72,7 @@ export class ScriptedCaller {
   /** Feeds the agent's audio back into the microphone, delayed and attenuated (an echo path). */
   enableEcho(delayMs: number, attenuationDb: number): void {
     const resampler = this.rateOut === this.rateIn ? null : new Resampler({ inRateHz: this.rateOut, outRateHz: this.rateIn, maxInputSamples: 8192 });
-    this.echo = { delayFrames: Math.round(delayMs / 20), gain: 10 ** (-attenuationDb / 20), line: [], resampler };
+    this.echo = { delayFrames: Math.round(delayMs / 20), gain: 10 ** (-attenuationDb / 20), line: [], delay: [], resampler };
   }
 
   /** Adds steady white noise at `rms` (PCM16 units) to everything the microphone sends. */
@@ -110,21 +110,27 @@ export class ScriptedCaller {
     this.ws.send(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength));
   }
 
-  /** The agent's audio (resampled to the mic rate) comes back `delayMs` later, attenuated. */
+  /**
+   * The agent's audio (resampled to the mic rate) comes back `delayMs` later, attenuated. Like
+   * a loudspeaker, the echo path runs in real time: each mic frame takes one frame of what was
+   * received (silence when nothing was), so a pause in the agent's audio is a pause in the echo.
+   */
   private mixEcho(frame: Int16Array): void {
     const e = this.echo!;
-    // The line holds resampled chunks of any length: take one frame's worth once delayed enough.
-    const have = e.line.reduce((n, c) => n + c.length, 0);
-    if (have < frame.length * (e.delayFrames + 1)) return;
+    const played = new Int16Array(frame.length);
     let i = 0;
-    while (i < frame.length && e.line.length) {
+    while (i < played.length && e.line.length) {
       const c = e.line[0];
-      const take = Math.min(frame.length - i, c.length);
-      for (let k = 0; k < take; k++) frame[i + k] = Math.max(-32768, Math.min(32767, Math.round(frame[i + k] + c[k] * e.gain)));
+      const take = Math.min(played.length - i, c.length);
+      played.set(c.subarray(0, take), i);
       i += take;
       if (take === c.length) e.line.shift();
       else e.line[0] = c.subarray(take);
     }
+    e.delay.push(played);
+    if (e.delay.length <= e.delayFrames) return;
+    const echo = e.delay.shift()!;
+    for (let k = 0; k < frame.length; k++) frame[k] = Math.max(-32768, Math.min(32767, Math.round(frame[k] + echo[k] * e.gain)));
   }
 
   private mixNoise(frame: Int16Array): void {
