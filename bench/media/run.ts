@@ -4,7 +4,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { cpus, getPriority, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/env.js';
@@ -104,7 +104,8 @@ const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 *
 const config = loadConfig(env);
 const ctx = await createContext(config, { log: createLogger('silent'), keyring: new Keyring([{ id: 'b', key: randomBytes(32) }]), redisPrefix });
 const rows: Row[] = [];
-const machine = { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? '', loadavg_at_start: loadavg().map((v) => round(v, 2)) };
+// niceness of the benchmark (children inherit it) and a free-text note (BENCH_NOTE) on the conditions.
+const machine = { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? '', loadavg_at_start: loadavg().map((v) => round(v, 2)), niceness: getPriority(), note: process.env.BENCH_NOTE ?? '' };
 try {
   const account = await createAccount(ctx, `bench-${process.pid}@example.com`, 'bench password 123', true);
   const project = await createProject(ctx, account.id, 'bench');
