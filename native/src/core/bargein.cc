@@ -6,7 +6,10 @@
 namespace vc {
 
 namespace {
-constexpr float kErlInit = 0.1f;   // -10 dB: worst echo the spec allows
+// -25 dB: a quiet line at the start of a call; stronger echo is learned within the first
+// frames of agent speech (bench:turns: 0 false barge-ins on 10-30 dB echo paths), while a
+// -10 dB assumption made early barge-ins need caller speech near the agent's own level.
+constexpr float kErlInit = 0.003f;
 constexpr float kErlMax = 0.2f;
 constexpr float kErlMin = 1e-4f;
 int16_t kSilence[4800] = {0};      // stands in for a missing reference (48 kHz x 100 ms)
