@@ -117,10 +117,10 @@ const GOLDEN: Record<string, string> = {
   '32000->16000 default': '82716c7e0bfed7c3/7cd8a04d27596a3f',
   '32000->16000 high': 'c0696622415294cd/d14e2f9420f982d7',
   '32000->16000 fast': 'e54551d05957080c/ef69d0f9268ac261',
-  'channel 16k->16k': '778fea0178f61ef7',
-  'channel 24k->16k': '73cb4e0f2e3e56b8',
-  'channel 8k->16k': '7e3ac7daac1dee9b',
-  'channel 48k->16k': '6c7442ab2935fb9f',
+  'channel 16k->16k': '4653f4b4a8675e3d',
+  'channel 24k->16k': 'f0073f21befa6d30',
+  'channel 8k->16k': 'fe972bcccdf64ebb',
+  'channel 48k->16k': '5a38a14bfce780b5',
 };
 
 const print = process.env.GOLDEN_PRINT === '1';
