@@ -19,7 +19,18 @@ export interface ClientStats {
   windowMs: number;
 }
 
-export type ToChild = { cmd: 'stats'; gc?: boolean } | { cmd: 'start'; urls: string[]; warmupMs: number; measureMs: number } | { cmd: 'exit' };
+/** A carrier (Twilio media stream) session: what its `start` message carries. */
+export interface CarrierStart {
+  sessionId: string;
+  token: string;
+  accountSid: string;
+  callSid: string;
+}
+
+export type ToChild =
+  | { cmd: 'stats'; gc?: boolean }
+  | { cmd: 'start'; urls: string[]; carrier?: CarrierStart[]; warmupMs: number; measureMs: number }
+  | { cmd: 'exit' };
 
 /** RSS after a full GC when the child runs with --expose-gc (snapshots outside the measuring window). */
 export function rssBytes(gc: boolean | undefined): number {

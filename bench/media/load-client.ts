@@ -2,9 +2,17 @@
 // pre-masked 20 ms PCM16 frame written to every socket (the same Buffer, never copied), and a
 // frame parser that only counts server frames and their arrival times. It must not be the
 // bottleneck, so it does as little as a client can.
+//
+// Carrier mode (`carrier` in the start command): each socket is a Twilio media stream. After the
+// upgrade it sends `connected` and `start` (session id and token in customParameters, μ-law
+// 8000 Hz mono), then every 20 ms one `media` JSON text frame with 160 μ-law bytes in base64,
+// built and masked once per socket (chunk/timestamp stay fixed: the server does not read them).
+// Received text frames are counted when their payload starts with `{"event":"media"` (only the
+// first 16 bytes are looked at).
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { cpuMs, type ClientStats, type ToChild } from './ipc.js';
+import { cpuMs, type CarrierStart, type ClientStats, type ToChild } from './ipc.js';
+import { mulawEncode } from './mulaw.js';
 
 const FRAME_MS = 20;
 const IN_RATE_HZ = 16000;
@@ -21,6 +29,49 @@ function maskedFrame(): Buffer {
   return Buffer.concat([header, mask, masked]);
 }
 const FRAME = maskedFrame();
+
+/** A masked text frame (client → server) carrying `text`. */
+function maskedText(text: string): Buffer {
+  const payload = Buffer.from(text);
+  const n = payload.length;
+  const mask = Buffer.from([0x9a, 0xbc, 0xde, 0xf0]);
+  const header = n < 126 ? Buffer.from([0x81, 0x80 | n]) : Buffer.from([0x81, 0x80 | 126, n >> 8, n & 0xff]);
+  for (let i = 0; i < n; i++) payload[i] ^= mask[i & 3];
+  return Buffer.concat([header, mask, payload]);
+}
+
+const CARRIER_RATE_HZ = 8000;
+/** 20 ms of a 300 Hz tone as μ-law, base64: the same caller audio as the web sessions, at 8 kHz. */
+const MULAW_B64 = (() => {
+  const n = (CARRIER_RATE_HZ * FRAME_MS) / 1000; // 160
+  const pcm = new Int16Array(n);
+  for (let i = 0; i < n; i++) pcm[i] = Math.round(6000 * Math.sin((2 * Math.PI * 300 * i) / CARRIER_RATE_HZ));
+  const law = new Uint8Array(n);
+  mulawEncode(pcm, law);
+  return Buffer.from(law).toString('base64');
+})();
+
+/** The Twilio stream's opening messages and its per-20-ms `media` frame, all pre-masked. */
+function carrierFrames(c: CarrierStart, i: number): { hello: Buffer; media: Buffer } {
+  const streamSid = `MZbench${String(i).padStart(26, '0')}`;
+  const connected = { event: 'connected', protocol: 'Call', version: '1.0.0' };
+  const start = {
+    event: 'start',
+    sequenceNumber: '1',
+    streamSid,
+    start: {
+      streamSid,
+      accountSid: c.accountSid,
+      callSid: c.callSid,
+      tracks: ['inbound'],
+      customParameters: { session_id: c.sessionId, token: c.token },
+      mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: CARRIER_RATE_HZ, channels: 1 },
+    },
+  };
+  const media = { event: 'media', sequenceNumber: '2', streamSid, media: { track: 'inbound', chunk: '1', timestamp: '0', payload: MULAW_B64 } };
+  return { hello: Buffer.concat([maskedText(JSON.stringify(connected)), maskedText(JSON.stringify(start))]), media: maskedText(JSON.stringify(media)) };
+}
+const MEDIA_PREFIX = Buffer.from('{"event":"media"');
 const CLOSE = Buffer.from([0x88, 0x82, 1, 2, 3, 4, 0x03 ^ 1, 0xe8 ^ 2]); // close 1000, masked
 
 // Jitter histogram: |inter-arrival − 20 ms| in 0.1 ms bins up to 1 s.
@@ -38,6 +89,14 @@ class Conn {
   private headerBuf = Buffer.alloc(14);
   private headerHave = 0;
   private lastArrival = -1;
+  /** Text frames: the first bytes of the payload, to tell `media` from other events. */
+  private readonly peekBuf = Buffer.alloc(MEDIA_PREFIX.length);
+  private peekNeed = 0;
+  private peekHave = 0;
+  /** The frame written every 20 ms (binary PCM16, or a carrier `media` message). */
+  frame: Buffer = FRAME;
+  /** Written once on upgrade (carrier: `connected` + `start`). */
+  hello: Buffer | null = null;
 
   constructor(readonly socket: Socket, private readonly onUpgrade: (ok: boolean) => void) {
     socket.setNoDelay(true);
@@ -55,6 +114,7 @@ class Conn {
       const end = this.head.indexOf('\r\n\r\n');
       if (end < 0) return;
       this.upgraded = this.head.startsWith('HTTP/1.1 101');
+      if (this.upgraded && this.hello) this.socket.write(this.hello);
       this.onUpgrade(this.upgraded);
       off = chunk.length - (this.head.length - end - 4);
       this.head = '';
@@ -64,6 +124,12 @@ class Conn {
     while (off < chunk.length) {
       if (this.remaining > 0) {
         const take = Math.min(this.remaining, chunk.length - off);
+        if (this.peekHave < this.peekNeed) {
+          const copy = Math.min(take, this.peekNeed - this.peekHave);
+          chunk.copy(this.peekBuf, this.peekHave, off, off + copy);
+          this.peekHave += copy;
+          if (this.peekHave === this.peekNeed && this.peekBuf.equals(MEDIA_PREFIX)) this.onFrame(now);
+        }
         this.remaining -= take;
         off += take;
         continue;
@@ -79,11 +145,16 @@ class Conn {
       const len = len7 === 126 ? this.headerBuf.readUInt16BE(2) : len7 === 127 ? Number(this.headerBuf.readBigUInt64BE(2)) : len7;
       this.headerHave = 0;
       this.remaining = len;
-      if (opcode === 2) this.onBinaryFrame(now);
+      if (opcode === 2) this.onFrame(now);
+      else if (opcode === 1 && len >= MEDIA_PREFIX.length) {
+        this.peekNeed = MEDIA_PREFIX.length;
+        this.peekHave = 0;
+      } else this.peekNeed = this.peekHave = 0;
     }
   }
 
-  private onBinaryFrame(now: number): void {
+  /** One server audio frame (binary, or a carrier `media` message) arrived. */
+  private onFrame(now: number): void {
     if (!measuring) {
       this.lastArrival = -1;
       return;
@@ -97,11 +168,16 @@ class Conn {
   }
 }
 
-function open(url: string): Promise<Conn | null> {
+function open(url: string, carrier: CarrierStart | undefined, i: number): Promise<Conn | null> {
   const u = new URL(url);
   return new Promise((resolve) => {
     const socket = tcpConnect({ host: u.hostname, port: Number(u.port) });
     const conn = new Conn(socket, (ok) => resolve(ok ? conn : (socket.destroy(), null)));
+    if (carrier) {
+      const f = carrierFrames(carrier, i);
+      conn.hello = f.hello;
+      conn.frame = f.media;
+    }
     socket.once('connect', () => {
       socket.write(
         `GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
@@ -124,9 +200,9 @@ function percentile(p: number): number {
   return BINS / 10;
 }
 
-async function run(urls: string[], warmupMs: number, measureMs: number): Promise<ClientStats> {
+async function run(urls: string[], carrier: CarrierStart[] | undefined, warmupMs: number, measureMs: number): Promise<ClientStats> {
   const conns: (Conn | null)[] = [];
-  for (let i = 0; i < urls.length; i += 100) conns.push(...(await Promise.all(urls.slice(i, i + 100).map(open))));
+  for (let i = 0; i < urls.length; i += 100) conns.push(...(await Promise.all(urls.slice(i, i + 100).map((u, j) => open(u, carrier?.[i + j], i + j)))));
   const live = conns.filter((c): c is Conn => c !== null);
   const groups: Conn[][] = Array.from({ length: GROUPS }, () => []);
   live.forEach((c, i) => groups[i % GROUPS].push(c));
@@ -142,7 +218,7 @@ async function run(urls: string[], warmupMs: number, measureMs: number): Promise
       // Catch up every sub-tick that is due (a late timer sends the frames it owes).
       while (start + tick * (FRAME_MS / GROUPS) <= now) {
         const g = groups[tick % GROUPS];
-        for (let i = 0; i < g.length; i++) g[i].socket.write(FRAME);
+        for (let i = 0; i < g.length; i++) g[i].socket.write(g[i].frame);
         if (measuring) sentFrames += g.length;
         tick++;
       }
@@ -179,7 +255,7 @@ async function run(urls: string[], warmupMs: number, measureMs: number): Promise
 }
 
 process.on('message', (m: ToChild) => {
-  if (m.cmd === 'start') void run(m.urls, m.warmupMs, m.measureMs).then((stats) => process.send!({ type: 'done', stats }));
+  if (m.cmd === 'start') void run(m.urls, m.carrier, m.warmupMs, m.measureMs).then((stats) => process.send!({ type: 'done', stats }));
   else if (m.cmd === 'exit') process.exit(0);
 });
 process.send!({ type: 'ready' });

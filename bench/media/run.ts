@@ -1,9 +1,14 @@
 // npm run bench:media — N concurrent calls (16 kHz in, 24 kHz out, echo pipeline) against
 // our media node and against a `ws` + speex-resampler + fvad-wasm baseline, each in its own
 // process, driven by a raw-TCP load client in a third process. Writes bench/results/media.json.
+//
+// `npm run bench:media -- --carrier` (or BENCH_CARRIER=1): carrier sessions instead, Twilio
+// media streams on /v2/carriers/twilio/stream (μ-law 8 kHz in base64 JSON, 8 kHz both ways),
+// against our media node and the same baseline parsing the JSON and μ-law in JS. Default sizes
+// 100,500,1000. The rows go under `carrier` in media.json; the web rows there are kept.
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, getPriority, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,15 +17,18 @@ import { closeContext, createContext } from '../../src/context.js';
 import { dropDatabase } from '../../src/db/sql.js';
 import { createAccount } from '../../src/db/repos/accounts.js';
 import { createProject, setProjectLimits } from '../../src/db/repos/projects.js';
-import { admitSession } from '../../src/sessions/admission.js';
+import { admitCall, admitSession } from '../../src/sessions/admission.js';
+import { createCarrier } from '../../src/db/repos/carriers.js';
+import { setCallParties } from '../../src/db/repos/carrier-calls.js';
 import { walletCredit } from '../../src/sessions/wallet.js';
 import { Keyring } from '../../src/shared/crypto/keyring.js';
 import { createLogger } from '../../src/shared/logger.js';
-import { nextMessage, type ClientStats, type ServerStats } from './ipc.js';
+import { nextMessage, type CarrierStart, type ClientStats, type ServerStats } from './ipc.js';
 import { plotSvg } from './plot.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const SIZES = (process.env.BENCH_SIZES ?? '100,500,1000,2000').split(',').map(Number);
+const CARRIER = process.argv.includes('--carrier') || process.env.BENCH_CARRIER === '1';
+const SIZES = (process.env.BENCH_SIZES ?? (CARRIER ? '100,500,1000' : '100,500,1000,2000')).split(',').map(Number);
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3000);
 const MEASURE_MS = Number(process.env.BENCH_MEASURE_MS ?? 10000);
 const PG_BASE = process.env.TEST_DATABASE_BASE ?? 'postgres://postgres@127.0.0.1:5432';
@@ -57,20 +65,22 @@ interface Row {
   server_cpu_system_share: number;
 }
 
-async function measure(server: ServerKind, n: number, urlsFor: (port: number) => Promise<string[]>): Promise<Row> {
+type Targets = { urls: string[]; carrier?: CarrierStart[] };
+
+async function measure(server: ServerKind, n: number, urlsFor: (port: number) => Promise<Targets>): Promise<Row> {
   const srv = child(`server-${server}.ts`);
   const died = new Promise<never>((_, reject) => srv.once('exit', (code) => reject(new Error(`${server} server exited (${code})`))));
   died.catch(() => {});
   const { port } = await Promise.race([nextMessage<{ port: number }>(srv, (m) => m?.type === 'ready'), died]);
   const client = child('load-client.ts');
   await nextMessage(client, (m) => m?.type === 'ready');
-  const urls = await urlsFor(port);
+  const { urls, carrier } = await urlsFor(port);
   const idle = await stats(srv, true);
   const done = nextMessage<{ stats: ClientStats }>(client, (m) => m?.type === 'done');
   // Sample the server over exactly the client's measuring window.
   const started = nextMessage(client, (m) => m?.type === 'measure-start');
   const ended = nextMessage(client, (m) => m?.type === 'measure-end');
-  client.send({ cmd: 'start', urls, warmupMs: WARMUP_MS, measureMs: MEASURE_MS });
+  client.send({ cmd: 'start', urls, carrier, warmupMs: WARMUP_MS, measureMs: MEASURE_MS });
   await started;
   const before = await stats(srv);
   const t0 = performance.now();
@@ -123,10 +133,38 @@ try {
     values (${project.id}, 'bench', 'echo', 'en-US', 'cascade', ${ctx.sql.json(pipeline)}, false, false, false, false, false, false, 'x')
     returning id`;
 
+  // Carrier sessions: a Twilio carrier of the project, and outbound phone sessions admitted as
+  // admitOutbound does (8 kHz both ways, carrier and numbers set) but keeping their token, as
+  // the dial job would hand it to Twilio in the TwiML's <Parameter>s.
+  const accountSid = `AC${randomBytes(16).toString('hex')}`;
+  const carrierRow = CARRIER
+    ? await createCarrier(ctx, project.id, { kind: 'twilio', label: 'bench', credentials: { account_sid: accountSid, auth_token: randomBytes(16).toString('hex') }, baseUrl: null })
+    : null;
+  const carrierTargets = async (port: number, n: number, real: boolean): Promise<Targets> => {
+    const urls = Array.from({ length: n }, () => `ws://127.0.0.1:${port}/v2/carriers/twilio/stream`);
+    const carrier: CarrierStart[] = [];
+    for (let i = 0; i < n; i += 50) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(50, n - i) }, async (): Promise<CarrierStart> => {
+          const callSid = `CA${randomBytes(16).toString('hex')}`;
+          if (!real) return { sessionId: '00000000-0000-0000-0000-000000000000', token: 'x', accountSid, callSid };
+          const { row, token } = await admitCall(ctx, project.id, {
+            direction: 'outbound', agent_id: agent.id, variables: {}, sample_rate_in: 8000, sample_rate_out: 8000, encoding: 'pcm16', tokenTtlSeconds: 600,
+            finish: (tx, inserted) => setCallParties(tx, inserted.id, { carrierId: carrierRow!.id, fromE164: '+14155550100', toE164: '+14155559999', callSid }),
+          });
+          return { sessionId: row.id, token, accountSid, callSid };
+        }),
+      );
+      carrier.push(...batch);
+    }
+    return { urls, carrier };
+  };
+
   for (const n of SIZES) {
     for (const server of SERVERS) {
       const row = await measure(server, n, async (port) => {
-        if (server !== 'ours') return Array.from({ length: n }, (_, i) => `ws://127.0.0.1:${port}/stream?id=${i}`);
+        if (CARRIER) return carrierTargets(port, n, server === 'ours');
+        if (server !== 'ours') return { urls: Array.from({ length: n }, (_, i) => `ws://127.0.0.1:${port}/stream?id=${i}`) };
         const urls: string[] = [];
         for (let i = 0; i < n; i += 50) {
           const batch = await Promise.all(
@@ -136,7 +174,7 @@ try {
           );
           for (const b of batch) urls.push(b.ws_url.replace(/:\d+\//, `:${port}/`));
         }
-        return urls;
+        return { urls };
       });
       rows.push(row);
       console.log(JSON.stringify(row));
@@ -148,7 +186,8 @@ try {
 }
 
 const pad = (v: unknown, w: number) => String(v).padStart(w);
-console.log('\nserver    N     conn  CPU-ms/sess-s  RSS KiB/sess  jitter p50  p99 ms  dropped  server CPU%  client CPU%');
+console.log(`\n${CARRIER ? 'carrier sessions (Twilio media streams, μ-law 8 kHz)' : 'web sessions (PCM16 16 → 24 kHz)'}`);
+console.log('server    N     conn  CPU-ms/sess-s  RSS KiB/sess  jitter p50  p99 ms  dropped  server CPU%  client CPU%');
 for (const r of rows) {
   console.log(
     `${r.server.padEnd(9)}${pad(r.sessions, 5)}${pad(r.connected, 8)}${pad(r.cpu_ms_per_session_second, 15)}${pad(r.rss_kib_per_session, 14)}` +
@@ -157,6 +196,12 @@ for (const r of rows) {
 }
 const out = join(here, '..', 'results', 'media.json');
 mkdirSync(dirname(out), { recursive: true });
-writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, machine, loadavg_at_end: loadavg().map((v) => round(v, 2)), warmup_ms: WARMUP_MS, measure_ms: MEASURE_MS, rows }, null, 2)}\n`);
-writeFileSync(out.replace(/\.json$/, '.svg'), plotSvg(rows));
+const previous = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : null;
+const run = { date: new Date().toISOString(), node: process.version, machine, loadavg_at_end: loadavg().map((v) => round(v, 2)), warmup_ms: WARMUP_MS, measure_ms: MEASURE_MS, rows };
+// One file for both modes: a web run keeps the last carrier run and the other way round.
+const result = CARRIER
+  ? { ...(previous ?? {}), carrier: { ...run, note: 'Twilio media streams on /v2/carriers/twilio/stream: μ-law 8 kHz base64 JSON in and out; baseline = ws + JSON + base64 + JS μ-law tables + fvad at 8 kHz' } }
+  : { ...run, ...(previous?.carrier ? { carrier: previous.carrier } : {}) };
+writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+writeFileSync(out.replace(/\.json$/, '.svg'), plotSvg(result.rows ?? [], result.carrier?.rows ?? []));
 console.log(`\nwrote ${out} and media.svg`);

@@ -2,9 +2,10 @@
 import { loadConfig } from '../../src/config/env.js';
 import { createContext } from '../../src/context.js';
 import { startMediaServer } from '../../src/media/server.js';
+import { twilioStreamRoute } from '../../src/carriers/twilio/stream-route.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { Keyring } from '../../src/shared/crypto/keyring.js';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { cpuMs, rssBytes, type ServerStats, type ToChild } from './ipc.js';
 
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', MEDIA_PIPELINE: 'echo' });
@@ -13,7 +14,9 @@ const ctx = await createContext(config, {
   keyring: new Keyring([{ id: 'b', key: randomBytes(32) }]),
   redisPrefix: process.env.BENCH_REDIS_PREFIX!,
 });
-const server = await startMediaServer(ctx, { port: 0, host: '127.0.0.1' });
+// The Twilio stream route registered as src/roles/media.ts does (carrier sessions, --carrier).
+const nodeId = randomUUID();
+const server = await startMediaServer(ctx, { port: 0, host: '127.0.0.1', nodeId, routes: [twilioStreamRoute(ctx, nodeId)] });
 
 process.on('message', (m: ToChild) => {
   if (m.cmd === 'stats') {
