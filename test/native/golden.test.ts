@@ -117,10 +117,10 @@ const GOLDEN: Record<string, string> = {
   '32000->16000 default': '82716c7e0bfed7c3/7cd8a04d27596a3f',
   '32000->16000 high': 'c0696622415294cd/d14e2f9420f982d7',
   '32000->16000 fast': 'e54551d05957080c/ef69d0f9268ac261',
-  'channel 16k->16k': '4653f4b4a8675e3d',
-  'channel 24k->16k': 'f0073f21befa6d30',
-  'channel 8k->16k': 'fe972bcccdf64ebb',
-  'channel 48k->16k': '5a38a14bfce780b5',
+  'channel 16k->16k': '8df4251546cca8c7',
+  'channel 24k->16k': 'd3a5b3d009de39dd',
+  'channel 8k->16k': '919aef018456f02b',
+  'channel 48k->16k': 'c5e44d6ec6c3c839',
 };
 
 const print = process.env.GOLDEN_PRINT === '1';
