@@ -198,7 +198,7 @@ export class CascadeCall implements CallPipeline {
     this.dtmfTimer = setTimeout(() => {
       const digits = this.dtmfDigits;
       this.dtmfDigits = '';
-      if (digits && !this.stopped) this.answer(`[The caller pressed the keys: ${digits}]`, null);
+      if (digits && !this.stopped) this.answer(`[The caller pressed the keys: ${digits}]`);
     }, DTMF_GAP_MS);
   }
 
@@ -381,7 +381,7 @@ export class CascadeCall implements CallPipeline {
     }
     this.transcript.push({ role: 'user', text, start_ms: Math.round(turn.startMs), end_ms: Math.round(turn.endMs || this.now() - this.startedAtMs) });
     this.host?.sendControl({ type: 'transcript', role: 'user', text });
-    this.answer(text, turn);
+    this.answer(text);
   }
 
   // ------------------------------------------------------------------ barge-in
@@ -483,8 +483,7 @@ export class CascadeCall implements CallPipeline {
 
   // ------------------------------------------------------------------ answers
 
-  private answer(userText: string, turn: UserTurn | null): void {
-    void turn;
+  private answer(userText: string): void {
     if (this.ending) return;
     this.cancelGeneration(false);
     this.history.push({ role: 'user', content: userText });
