@@ -37,9 +37,11 @@ const redisPrefix = `vc:bench:${process.pid}:`;
 const env = { ...process.env, DATABASE_URL: `${PG_BASE}/${dbName}`, BENCH_REDIS_PREFIX: redisPrefix, LOG_LEVEL: 'silent' };
 
 const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+// Extra node flags for the servers, e.g. `--perf-basic-prof --interpreted-frames-native-stack` for `perf record`.
+const serverFlags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
 // Servers run with --expose-gc: the idle and final RSS snapshots follow a full GC, so RSS per
 // session counts live memory rather than garbage not yet collected.
-const child = (file: string) => fork(join(here, file), [], { execArgv: ['--import', 'tsx', ...(file.startsWith('server') ? ['--expose-gc', ...profile] : [])], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const child = (file: string) => fork(join(here, file), [], { execArgv: ['--import', 'tsx', ...(file.startsWith('server') ? ['--expose-gc', ...profile, ...serverFlags] : [])], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const stats = async (p: ChildProcess, gc = false) => {
   const m = nextMessage<{ stats: ServerStats }>(p, (x) => x?.type === 'stats');
   p.send({ cmd: 'stats', gc });
