@@ -64,6 +64,37 @@ t.test('caller speech over the echo is caught', async (t) => {
   }
 });
 
+// Stream time from the caller's onset to the interruption (minDurationMs 100, the engine's
+// default): each lag of the echo bound learns on its own, so a line that carries no echo stops
+// masking the caller after a few hundred ms of agent speech (one gain for all lags took 10-20 s).
+t.test('a quiet line stops masking the caller early in the agent\'s speech', async (t) => {
+  const caller = speechTrack(RATE, 3, 8);
+  const agentStartMs = agent.labels.indexOf(1) * FRAME_MS;
+  const onset = Math.round((caller.onsetsMs[0] * RATE) / 1000);
+  const clipEnd = onset + Math.round(1.5 * RATE);
+  for (const afterMs of [300, 600, 1000]) {
+    const startMs = agentStartMs + afterMs;
+    const shift = Math.round((startMs * RATE) / 1000) - onset;
+    const mic = new Float32Array(agent.pcm.length);
+    for (let i = 0; i < mic.length; i++) {
+      const j = i - shift;
+      mic[i] = 30 * hiss[i] + (j >= onset && j < clipEnd ? caller.pcm[j] : 0);
+    }
+    const r = run(toInt16(mic), 100);
+    const latency = r.interruptionsMs.map((ms) => ms - startMs).find((d) => d >= -20);
+    t.ok(latency !== undefined && latency <= 250, `caller ${afterMs} ms into the agent's speech: interrupted after ${latency} ms (<= 250)`);
+  }
+});
+
+t.test('an echo path that gets 20 dB louder mid-call is learned', async (t) => {
+  const quiet = echoOf(agent.pcm, RATE, 80, 30);
+  const loud = echoOf(agent.pcm, RATE, 80, 10);
+  const jump = 6 * RATE;
+  const r = run(toInt16(quiet.map((v, i) => (i < jump ? v : loud[i]) + 30 * hiss[i])), 100);
+  t.ok(r.interruptionsMs.length <= 2, `${r.interruptionsMs.length} false interruptions in all (<= 2)`);
+  t.same(r.interruptionsMs.filter((ms) => ms > 10_000), [], 'none once the louder path had 4 s to be learned');
+});
+
 t.test('bursts shorter than minDurationMs never interrupt', async (t) => {
   const n = RATE * 5;
   const mic = new Float32Array(n);

@@ -117,10 +117,10 @@ const GOLDEN: Record<string, string> = {
   '32000->16000 default': '82716c7e0bfed7c3/7cd8a04d27596a3f',
   '32000->16000 high': 'c0696622415294cd/d14e2f9420f982d7',
   '32000->16000 fast': 'e54551d05957080c/ef69d0f9268ac261',
-  'channel 16k->16k': '8df4251546cca8c7',
-  'channel 24k->16k': 'd3a5b3d009de39dd',
-  'channel 8k->16k': '919aef018456f02b',
-  'channel 48k->16k': 'c5e44d6ec6c3c839',
+  'channel 16k->16k': '99f0e5ccf5ffcd2c',
+  'channel 24k->16k': '36b5354804f1bd17',
+  'channel 8k->16k': '0b43aaa2d11df2c9',
+  'channel 48k->16k': '97f6bf111a0db385',
 };
 
 const print = process.env.GOLDEN_PRINT === '1';
