@@ -1,9 +1,8 @@
 // Echo-aware barge-in: decides whether the caller really speaks while the
 // agent plays. The far-end reference (what the agent plays) bounds the echo
-// expected in each band, lag by lag over the last maxEchoDelayMs (each lag with
-// its own learned echo gain); only energy above that bound (and above the noise
-// floor) counts as caller speech, and only speech lasting minDurationMs raises
-// an interruption.
+// expected in each band over the last maxEchoDelayMs; only energy above that
+// bound (and above the noise floor) counts as caller speech, and only speech
+// lasting minDurationMs raises an interruption.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -46,6 +45,8 @@ class BargeInDetector {
   static constexpr int kMaxHist = 101;  // 1 s of 10 ms hops
   static void Shape(const float* pow, float* out);
   float HopProbability(const float* mic, const float* micFloor, const float* refBands);
+  void LearnCaps(const float* mic, const float* micFloor, const float* maxRef, const float* extra,
+                 int newest);
 
   Vad vad_;
   BandAnalyzer ref_;
@@ -55,7 +56,9 @@ class BargeInDetector {
   float ring_[kMaxHist][kBands];
   float shape_[kMaxHist][kBands];  // ref log-spectrum shapes (zero mean, unit norm)
   float corr_[kMaxHist];           // smoothed mic/ref shape correlation per lag
-  float erl_[kMaxHist][kBands];    // learned echo power gain ref -> mic per lag and band
+  float erl_[kBands];  // learned echo power gain ref -> mic per band
+  float cap_[kMaxHist][kBands];  // per lag and band: the most echo gain that lag has shown
+  bool echoSeen_ = false;        // a delay was trusted once: the caps are off for the call
   float margin_ = 4.f;
   int64_t nowMs_ = 0, runMs_ = 0, quietMs_ = 0, markMs_ = -1, lastMs_ = -1;
   int refActiveHops_ = 0, delayHops_ = -1;

@@ -6,21 +6,16 @@
 namespace vc {
 
 namespace {
-// Every lag starts a call assuming a -15 dB echo path (+ the 6 dB margin): still above a
-// -10 dB path, so the agent's first words never interrupt themselves. Lags then learn on their
-// own: a lag whose reference was loud while the mic stayed quiet carries no echo and stops
-// masking the caller within a few hundred ms (bench:turns: a single gain for all lags needed
-// 10-20 s of agent speech to come down, and barge-ins in a call's first seconds took up to
-// 500 ms), while a lag not yet learned still covers an echo arriving that late.
+// -15 dB (+ the 6 dB margin) at the start of a call: still above a -10 dB echo path, so the
+// agent's first words never interrupt themselves. -25 dB gave faster early barge-ins but 5.8
+// false barge-ins/min on full-band -10 dB echo before the path was learned; the per-lag caps
+// (LearnCaps) give the speed on lines without echo instead.
 constexpr float kErlInit = 0.03f;
 constexpr float kErlMax = 0.2f;
-constexpr float kErlRise = 0.2f;   // share of the gap closed per hop when the echo is stronger
-constexpr float kErlCreep = 1.02f;  // per hop (+0.09 dB) for energy beyond the bound
-constexpr float kErlDecay = 0.95f; // per hop (-0.22 dB) where the mic stays under the bound
-constexpr float kDecayBelow = 0.5f;  // a lag decays only while the mic is under this share of its bound
-constexpr float kMatchNow = 0.6f;  // shape correlation that keeps a lag in the bound after the delay moved
-constexpr float kEchoLike = 0.2f;  // shape correlation at the delay above the mean over lags: echo
 constexpr float kErlMin = 1e-4f;
+constexpr float kErlCreep = 1.02f;  // per hop (+0.09 dB): slow rises
+constexpr float kCapDecay = 0.95f;  // per hop (-0.22 dB): a per-lag cap where no echo shows
+constexpr float kEchoLike = 0.2f;   // mic/ref shape correlation at the delay above the mean over lags
 int16_t kSilence[4800] = {0};      // stands in for a missing reference (48 kHz x 100 ms)
 }  // namespace
 
@@ -49,8 +44,10 @@ void BargeInDetector::Reset() {
   std::memset(shape_, 0, sizeof shape_);
   std::memset(corr_, 0, sizeof corr_);
   delayHops_ = -1;
-  for (auto& lag : erl_)
-    for (float& g : lag) g = kErlInit;
+  echoSeen_ = false;
+  for (float& g : erl_) g = kErlInit;
+  for (auto& lag : cap_)
+    for (float& c : lag) c = kErlInit;
   head_ = 0;
   nowMs_ = runMs_ = quietMs_ = 0;
   markMs_ = lastMs_ = -1;
@@ -72,18 +69,18 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
   Shape(refBands, shape_[head_]);
   const int newest = head_;
   head_ = (head_ + 1) % hist_;
-  float maxRef[kBands] = {0};
-  for (int k = 0; k < hist_; ++k)
+  float maxRef[kBands];
+  std::memcpy(maxRef, ring_[0], sizeof maxRef);
+  for (int k = 1; k < hist_; ++k)
     for (int b = 0; b < kBands; ++b) maxRef[b] = std::max(maxRef[b], ring_[k][b]);
   // Echo delay: the lag whose reference spectral shape best matches the mic,
   // learned only while the reference is loud and the mic hears something.
   float refAct = 0, micAct = 0;
   for (int b = 0; b < kBands; ++b) {
-    refAct += maxRef[b] * kErlInit > micFloor[b] ? 1.f : 0.f;
+    refAct += maxRef[b] * erl_[b] > micFloor[b] ? 1.f : 0.f;
     micAct += mic[b] > 4.f * micFloor[b] ? 1.f : 0.f;
   }
-  bool match[kMaxHist] = {false};  // lags whose shape matches the mic in this very hop
-  bool echoLike = false;            // the mic has the shape of the reference at the trusted delay
+  bool echoLike = false;  // the mic has the shape of the reference at the trusted delay
   if (refAct >= 4 && micAct >= 4) {
     float m[kBands], now[kMaxHist], nowMean = 0;
     Shape(mic, m);
@@ -92,7 +89,6 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
       float c = 0;
       for (int b = 0; b < kBands; ++b) c += m[b] * r[b];
       corr_[k] += 0.03f * (c - corr_[k]);
-      match[k] = c > kMatchNow;
       now[k] = c;
       nowMean += c;
     }
@@ -108,50 +104,79 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
       echoLike = atDelay - nowMean > kEchoLike;
     }
   }
-  // Echo bound: the largest echo the candidate lags could carry, each lag with its own gain;
-  // with a trusted delay only the lags around it (+-1 hop for sub-hop delays).
+  // With a trusted delay the echo bound uses the reference around that lag
+  // (+-1 hop for sub-hop delays); otherwise the whole window's maximum.
   const int first = delayHops_ >= 0 ? std::max(0, delayHops_ - 1) : 0;
   const int last = delayHops_ >= 0 ? std::min(hist_ - 1, delayHops_ + 1) : hist_ - 1;
-  float extra[kBands] = {0};
-  for (int k = 0; k < hist_; ++k) {
-    if ((k < first || k > last) && !match[k]) continue;
+  if (delayHops_ >= 0) echoSeen_ = true;
+  float sel[kBands] = {0}, extra[kBands] = {0};
+  for (int k = first; k <= last; ++k) {
     const float* r = ring_[(newest - k + hist_) % hist_];
-    for (int b = 0; b < kBands; ++b) extra[b] = std::max(extra[b], erl_[k][b] * r[b]);
+    for (int b = 0; b < kBands; ++b) sel[b] = std::max(sel[b], r[b]);
+    // Until an echo has shown up, each lag's gain is also capped by what that lag has shown
+    // (see LearnCaps): a line without echo stops masking the caller within a second.
+    if (!echoSeen_)
+      for (int b = 0; b < kBands; ++b) extra[b] = std::max(extra[b], std::min(erl_[b], cap_[k][b]) * r[b]);
   }
-  for (float& e : extra) e *= margin_;
+  for (int b = 0; b < kBands; ++b) extra[b] = margin_ * (echoSeen_ ? erl_[b] * sel[b] : extra[b]);
   refActiveHops_ = refAct >= 2 ? 30 : std::max(0, refActiveHops_ - 1);
   const float p = caller_.Score(mic, extra);
-  const bool quiet = p < 0.3f;
-  if (quiet || echoLike) {
-    // Learn while the caller is quiet, lag by lag.
-    // Rising, every lag, towards the mic/ref ratio against the loudest reference of the
-    // window: the least gain that explains the mic whatever the delay (a ratio against one
-    // lag's own reference would read the caller's first syllables as a loud echo). Energy the
-    // bound already covers within its margin is learned fast as echo; energy beyond it is
-    // usually the caller's onset, which must not teach the bound to hide them, so there it
-    // only creeps (a louder echo path is still learned, in seconds).
-    // Decaying, per lag, where the reference was loud and the mic stayed well under that
-    // lag's bound: at the true delay the mic always carries the echo, so only lags without
-    // echo decay — fast, so a quiet line stops masking the caller within a few hundred ms —,
-    // and a lag is only learned once its own reference is loud (an echo arriving late meets
-    // the initial gain).
+  if (p < 0.3f) {
+    // Learn the echo return loss while the caller is quiet: rise quickly to
+    // the observed mic/ref ratio, decay when the echo is weaker.
     for (int b = 0; b < kBands; ++b) {
-      if (maxRef[b] < 30.f * micFloor[b]) continue;  // reference too weak here
-      const float heard = std::max(0.f, mic[b] - micFloor[b]);
-      const float least = heard / maxRef[b];
-      const bool covered = mic[b] <= extra[b] + micFloor[b];
-      for (int k = 0; k < hist_; ++k) {
-        const float r = ring_[(newest - k + hist_) % hist_][b];
-        float& g = erl_[k][b];
-        if (least > g)
-          g = quiet && (covered || echoLike) ? g + kErlRise * (least - g) : std::min(least, g * kErlCreep);
-        else if (quiet && r >= 30.f * micFloor[b] && heard < kDecayBelow * g * r)
-          g *= kErlDecay;
-        g = std::min(kErlMax, std::max(kErlMin, g));
-      }
+      if (sel[b] < 30.f * micFloor[b]) continue;  // reference too weak here
+      const float r = (mic[b] - micFloor[b]) / sel[b];
+      float& g = erl_[b];
+      g = r > g ? g + 0.2f * (r - g) : g * 0.99f;
+      g = std::min(kErlMax, std::max(kErlMin, g));
+    }
+    if (!echoSeen_) LearnCaps(mic, micFloor, maxRef, extra, newest);
+  } else if (echoLike) {
+    // Energy beyond the bound with the reference's shape at the delay: the echo path got
+    // louder. Creep up (+0.09 dB per hop) rather than jump, as the caller may be in it too
+    // (old: only hops under the bound taught it, and a path 20 dB louder was never learned).
+    for (int b = 0; b < kBands; ++b) {
+      if (sel[b] < 30.f * micFloor[b]) continue;
+      const float r = (mic[b] - micFloor[b]) / sel[b];
+      if (r > erl_[b]) erl_[b] = std::min(kErlMax, std::min(r, erl_[b] * kErlCreep));
     }
   }
   return p;
+}
+
+// Per-lag caps on the echo gain, learned while the caller is quiet. A cap decays fast
+// (-0.22 dB per hop) where its lag's reference was loud and the mic stayed well under its
+// bound: a lag that carries no echo stops masking the caller within a few hundred ms, while
+// the shared gain falls only 1% per hop (10-20 s from the -15 dB start on a quiet line). A lag
+// is only learned once its own reference was loud, so an echo arriving late still meets the
+// initial gain. A cap rises towards the least gain that explains the mic whatever the delay
+// (its ratio against the loudest reference), fast when the bound already covers the mic
+// within its margin, slowly otherwise: that energy is usually the caller's onset, which must
+// not teach the bound to hide them.
+void BargeInDetector::LearnCaps(const float* mic, const float* micFloor, const float* maxRef,
+                                const float* extra, int newest) {
+  float heard[kBands], least[kBands], loud[kBands];
+  bool learn[kBands], fast[kBands];
+  for (int b = 0; b < kBands; ++b) {
+    loud[b] = 30.f * micFloor[b];
+    learn[b] = maxRef[b] >= loud[b];  // else the reference is too weak here
+    heard[b] = std::max(0.f, mic[b] - micFloor[b]);
+    least[b] = learn[b] ? heard[b] / maxRef[b] : 0.f;
+    fast[b] = mic[b] <= extra[b] + micFloor[b];
+  }
+  // Lag-major and branch-free, so the band loop vectorizes.
+  for (int k = 0; k < hist_; ++k) {
+    const float* r = ring_[(newest - k + hist_) % hist_];
+    float* c = cap_[k];
+    for (int b = 0; b < kBands; ++b) {
+      const float cv = c[b];
+      const float up = fast[b] ? cv + 0.2f * (least[b] - cv) : std::min(least[b], cv * kErlCreep);
+      const bool decay = r[b] >= loud[b] && heard[b] < 0.5f * cv * r[b];
+      const float v = least[b] > cv ? up : (decay ? cv * kCapDecay : cv);
+      c[b] = learn[b] ? std::min(kErlMax, std::max(kErlMin, v)) : cv;
+    }
+  }
 }
 
 void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadResult* vad,
