@@ -13,7 +13,11 @@ export interface CallHost {
   clearPlayback(): void;
   /** Ends the call from the server side (`session_ended`, then close). */
   end(outcome: EndSignal['outcome'], reason: EndReason): void;
-  /** Output became available: run the pacer now rather than at its next tick. */
+  /**
+   * Output became available outside pushAudio (speech synthesised, playback resumed): sends
+   * what is due now. Required: the pacer's ticks only visit calls that already hold frames
+   * back, so output produced without a kick would wait for the next caller message.
+   */
   kick(): void;
   /** Milliseconds of agent audio sent but not yet due to have played (the pacing lead). */
   leadMs(): number;

@@ -18,11 +18,19 @@ export const CHUNK_BYTES = 2048;
  */
 export class EchoPipeline {
   private readonly chain: EchoChain;
-  /** Views of the chain's output by sample count, made on first use (a handful of sizes). */
-  private readonly views: Int16Array[] = [];
+  /**
+   * Views of the chain's output by whole output frames produced (0 .. the most one chunk can
+   * make), made once. Indexed by frames, not samples: an array indexed by sample count is
+   * sparse (dictionary elements, a slow keyed load on every message).
+   */
+  private readonly views: Int16Array[];
+  private readonly outFrameSamples: number;
 
   constructor(readonly sampleRateIn: number, readonly sampleRateOut: number) {
     this.chain = new EchoChain({ inRateHz: sampleRateIn, outRateHz: sampleRateOut, frameMs: FRAME_MS, maxMessageBytes: CHUNK_BYTES });
+    this.outFrameSamples = (sampleRateOut * FRAME_MS) / 1000;
+    const maxFrames = Math.floor(this.chain.output.length / this.outFrameSamples);
+    this.views = Array.from({ length: maxFrames + 1 }, (_, k) => this.chain.output.subarray(0, k * this.outFrameSamples));
   }
 
   /** Processes one caller message (even length) into `out`. Returns the 20 ms frames taken in. */
@@ -40,7 +48,11 @@ export class EchoPipeline {
 
   private pushChunk(chunk: PcmMessage, out: OutputQueue): number {
     const produced = this.chain.push(chunk);
-    if (produced > 0) out.write((this.views[produced] ??= this.chain.output.subarray(0, produced)), produced);
+    if (produced > 0) {
+      // The supported rates resample whole 20 ms frames to whole frames; anything else gets a view of its own.
+      const k = produced / this.outFrameSamples;
+      out.write(k < this.views.length && Number.isInteger(k) ? this.views[k] : this.chain.output.subarray(0, produced), produced);
+    }
     return this.chain.frames;
   }
 

@@ -63,9 +63,9 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
   const nodeId = opts.nodeId ?? randomUUID();
   const sessions = new Map<string, VoiceSession>();
   const settling = new Set<Promise<unknown>>();
-  const pacer = new Pacer(() => performance.now());
-  const kind: PipelineKind = opts.pipeline ?? ctx.config.MEDIA_PIPELINE;
   const now = () => performance.now();
+  const pacer = new Pacer(now);
+  const kind: PipelineKind = opts.pipeline ?? ctx.config.MEDIA_PIPELINE;
 
   const settle = (sessionId: string, signal: EndSignal, transcript: TranscriptEntry[]) => {
     const p = endSession(ctx, sessionId, { ...signal, disconnectedAt: ctx.clock.now(), transcript })
@@ -81,7 +81,13 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
       settle(session.id, signal, transcript);
     },
     kick(session: VoiceSession) {
-      session.pace(now());
+      if (session.pace(now())) pacer.wait(session);
+    },
+    waiting(session: VoiceSession) {
+      pacer.wait(session);
+    },
+    poke(nowMs: number) {
+      pacer.poke(nowMs);
     },
   };
 
@@ -167,9 +173,9 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
       calls.attach(data.session, data.transport);
     },
 
+    // Caller audio pokes the pacer from VoiceSession.onAudio (every transport's messages do).
     message: (ws, message, isBinary) => {
       ws.getUserData().transport?.onMessage(message, isBinary);
-      pacer.poke(performance.now());
     },
 
     close: (ws) => {

@@ -17,6 +17,10 @@ export interface SessionHooks {
   ended(session: VoiceSession, signal: EndSignal, transcript: TranscriptEntry[]): void;
   /** Output is available now: run this session's pacing at once. */
   kick(session: VoiceSession): void;
+  /** Frames are held back (lead or backpressure): the pacer must visit this session on its ticks. */
+  waiting(session: VoiceSession): void;
+  /** Caller audio arrived at `nowMs`: the pacer's tick runs if it is due (timers can starve under socket load). */
+  poke(nowMs: number): void;
 }
 
 interface Log {
@@ -34,11 +38,12 @@ export class VoiceSession implements Paced {
   private transport: MediaTransport | null = null;
   /** Monotonic ms at which the audio sent so far finishes playing. */
   private playheadMs = 0;
-  private readonly endAtMs: number;
+  readonly deadlineMs: number;
   private endSignal: EndSignal | null = null;
   private closed = false;
   framesIn = 0;
   framesOut = 0;
+  /** `now` of the send corked by pace(), for `flush`. */
   private pacingNowMs = 0;
   private readonly host: CallHost;
 
@@ -52,7 +57,7 @@ export class VoiceSession implements Paced {
   ) {
     this.id = row.id;
     this.projectId = row.project_id;
-    this.endAtMs = startedAtMs + row.max_duration_seconds * 1000;
+    this.deadlineMs = startedAtMs + row.max_duration_seconds * 1000;
     this.host = {
       sendControl: (frame) => this.sendControl(frame),
       clearPlayback: () => this.clearPlayback(),
@@ -86,7 +91,12 @@ export class VoiceSession implements Paced {
     return this.closed || this.endSignal !== null;
   }
 
-  /** Caller PCM16LE at sample_rate_in (already decoded by the transport). */
+  /**
+   * Caller PCM16LE at sample_rate_in (already decoded by the transport). Transports call it
+   * from their socket's message callback, where the socket is already corked (uWS corks
+   * around its handlers), so what is due is sent straight away: ws.cork(fn) there would only
+   * add a C++ → JS call per message.
+   */
   onAudio(pcm: PcmMessage): void {
     if (this.ending) return;
     try {
@@ -100,9 +110,11 @@ export class VoiceSession implements Paced {
       this.end('failed', 'service_error', 1011);
       return;
     }
-    // Output that is due goes out now, inside this callback's cork, rather than at the next
-    // tick: the shared timer only picks up what the lead held back.
-    this.pace(this.now());
+    // Output that is due goes out now, in this callback's cork, rather than at the next tick:
+    // the shared timer only picks up what the lead held back.
+    const nowMs = this.now();
+    if (this.sendDue(nowMs)) this.hooks.waiting(this);
+    this.hooks.poke(nowMs);
   }
 
   onDtmf(digit: string): void {
@@ -141,38 +153,63 @@ export class VoiceSession implements Paced {
     if (this.transport && !this.ending) this.transport.clearPlayback();
   }
 
-  /** Pacer tick: max duration, then the frames due, corked into one write. */
-  pace(nowMs: number): void {
-    if (this.closed || !this.transport) return;
-    if (nowMs >= this.endAtMs && !this.endSignal) {
+  /** Pacer tick (and kick): max duration, then the frames due, corked into one write. Returns whether frames still wait. */
+  pace(nowMs: number): boolean {
+    if (this.closed || !this.transport) return false;
+    if (nowMs >= this.deadlineMs && !this.endSignal) {
       this.end('completed', 'max_duration', CloseCode.normal);
-      return;
+      return false;
     }
-    if (this.endSignal) return;
-    if (this.playheadMs < nowMs) this.playheadMs = nowMs;
-    if (this.playheadMs + FRAME_MS > nowMs + PACE_LEAD_MS) return;
-    if (!this.pipeline.nextFrame()) return;
+    if (this.endSignal) return false;
+    if (!this.due(nowMs)) return this.held();
+    if (!this.pipeline.nextFrame()) return false;
     this.pacingNowMs = nowMs;
     try {
       this.transport.cork(this.flush);
     } catch (err) {
       this.log.warn({ err, session_id: this.id }, 'media send failed');
     }
+    return this.held();
   }
 
-  private readonly flush = (): void => {
+  /** Sends what is due without corking (the caller's socket callback already corks). Returns whether frames still wait. */
+  private sendDue(nowMs: number): boolean {
+    if (this.ending || !this.transport) return false;
+    if (!this.due(nowMs)) return this.held();
+    try {
+      this.send(nowMs);
+    } catch (err) {
+      this.log.warn({ err, session_id: this.id }, 'media send failed');
+    }
+    return this.held();
+  }
+
+  /** Whether a frame may leave at `nowMs` (the lead allows it); moves an idle playhead up to now. */
+  private due(nowMs: number): boolean {
+    if (this.playheadMs < nowMs) this.playheadMs = nowMs;
+    return this.playheadMs + FRAME_MS <= nowMs + PACE_LEAD_MS;
+  }
+
+  /** Frames wait (held back by the lead or backpressure) while the call runs. */
+  private held(): boolean {
+    return !this.ending && this.transport !== null && this.pipeline.nextFrame() !== null;
+  }
+
+  private readonly flush = (): void => this.send(this.pacingNowMs);
+
+  private send(nowMs: number): void {
     const transport = this.transport!;
-    const limit = this.pacingNowMs + PACE_LEAD_MS;
+    const limit = nowMs + PACE_LEAD_MS;
     while (this.playheadMs + FRAME_MS <= limit) {
-      if (transport.bufferedBytes() > MAX_BUFFERED_BYTES) return; // backpressure: frames wait (or drop when the ring fills)
       const frame = this.pipeline.nextFrame();
       if (!frame) return;
+      if (transport.bufferedBytes() > MAX_BUFFERED_BYTES) return; // backpressure: frames wait (or drop when the ring fills)
       transport.sendAudio(frame);
       this.pipeline.frameSent();
       this.framesOut++;
       this.playheadMs += FRAME_MS;
     }
-  };
+  }
 
   /**
    * Ends the call from the server side: `session_ended`, then close. The close callback
