@@ -10,7 +10,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, getPriority, loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/env.js';
 import { closeContext, createContext } from '../../src/context.js';
@@ -41,15 +41,20 @@ const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${pr
 const serverFlags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
 // Servers run with --expose-gc: the idle and final RSS snapshots follow a full GC, so RSS per
 // session counts live memory rather than garbage not yet collected.
-const child = (file: string) => fork(join(here, file), [], { execArgv: ['--import', 'tsx', ...(file.startsWith('server') ? ['--expose-gc', ...profile, ...serverFlags] : [])], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const child = (file: string) => fork(resolve(here, file), [], { execArgv: ['--import', 'tsx', ...(file.includes('server-') ? ['--expose-gc', ...profile, ...serverFlags] : [])], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const stats = async (p: ChildProcess, gc = false) => {
   const m = nextMessage<{ stats: ServerStats }>(p, (x) => x?.type === 'stats');
   p.send({ cmd: 'stats', gc });
   return (await m).stats;
 };
 
-type ServerKind = 'ours' | 'baseline' | 'floor';
+// `alt` (with BENCH_ALT_TREE=<another checkout>): that checkout's server-ours.ts, against the same
+// database and load, for A/B comparisons of two versions of our server in one run.
+type ServerKind = 'ours' | 'baseline' | 'floor' | 'alt';
 const SERVERS = (process.env.BENCH_SERVERS ?? 'ours,baseline').split(',') as ServerKind[];
+const ALT_TREE = process.env.BENCH_ALT_TREE ?? '';
+/** The server list runs this many times per size (interleaved repeats of an A/B). */
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 1);
 
 interface Row {
   server: ServerKind;
@@ -70,7 +75,7 @@ interface Row {
 type Targets = { urls: string[]; carrier?: CarrierStart[] };
 
 async function measure(server: ServerKind, n: number, urlsFor: (port: number) => Promise<Targets>): Promise<Row> {
-  const srv = child(`server-${server}.ts`);
+  const srv = child(server === 'alt' ? join(ALT_TREE, 'bench', 'media', 'server-ours.ts') : `server-${server}.ts`);
   const died = new Promise<never>((_, reject) => srv.once('exit', (code) => reject(new Error(`${server} server exited (${code})`))));
   died.catch(() => {});
   const { port } = await Promise.race([nextMessage<{ port: number }>(srv, (m) => m?.type === 'ready'), died]);
@@ -163,10 +168,11 @@ try {
   };
 
   for (const n of SIZES) {
-    for (const server of SERVERS) {
+    for (const server of Array.from({ length: REPEAT }, () => SERVERS).flat()) {
       const row = await measure(server, n, async (port) => {
-        if (CARRIER) return carrierTargets(port, n, server === 'ours');
-        if (server !== 'ours') return { urls: Array.from({ length: n }, (_, i) => `ws://127.0.0.1:${port}/stream?id=${i}`) };
+        const real = server === 'ours' || server === 'alt';
+        if (CARRIER) return carrierTargets(port, n, real);
+        if (!real) return { urls: Array.from({ length: n }, (_, i) => `ws://127.0.0.1:${port}/stream?id=${i}`) };
         const urls: string[] = [];
         for (let i = 0; i < n; i += 50) {
           const batch = await Promise.all(
