@@ -25,8 +25,8 @@
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "native/include"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS"],
-      "cflags": ["-O3", "-Wno-psabi"],
-      "cflags_cc": ["-std=c++17", "-O3", "-fno-exceptions", "-Wno-psabi"],
+      "cflags": ["-O3", "-fno-trapping-math", "-Wno-psabi"],
+      "cflags_cc": ["-std=c++17", "-O3", "-fno-trapping-math", "-fno-exceptions", "-Wno-psabi"],
       "cflags_cc!": ["-fno-rtti", "-std=gnu++17"],
       "xcode_settings": {
         "GCC_ENABLE_CPP_EXCEPTIONS": "NO",

@@ -117,10 +117,10 @@ const GOLDEN: Record<string, string> = {
   '32000->16000 default': '82716c7e0bfed7c3/7cd8a04d27596a3f',
   '32000->16000 high': 'c0696622415294cd/d14e2f9420f982d7',
   '32000->16000 fast': 'e54551d05957080c/ef69d0f9268ac261',
-  'channel 16k->16k': '1f9cebe5232a9dcc',
-  'channel 24k->16k': '9889413fa917d343',
-  'channel 8k->16k': '150a70a9487119c6',
-  'channel 48k->16k': 'c9666bad96edaf63',
+  'channel 16k->16k': '90efd11fd75bcd19',
+  'channel 24k->16k': '71c4a80296232266',
+  'channel 8k->16k': '9e6bdbc6f395aff4',
+  'channel 48k->16k': '6fa2af991719cac7',
 };
 
 const print = process.env.GOLDEN_PRINT === '1';
