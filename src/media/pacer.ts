@@ -1,10 +1,12 @@
 // One timer for every call on this node: each tick sends the frames that are due, so output
 // runs at real time with a bounded lead, whatever the number of calls.
 //
-// A tick only visits the calls that hold frames back (lead or backpressure): a call whose
-// output went out as it was produced (the usual case: one frame per caller message) costs the
-// timer nothing, so the tick does not grow with the number of calls. Every call is also
-// visited once its max-duration deadline passes.
+// A tick does not walk every call. A call that holds frames back (the lead, or backpressure)
+// says when it next has one due, and waits in a timing wheel of tick-sized slots until then;
+// a call whose output went out as it was produced costs the timer nothing. Calls ahead by the
+// full lead (common: the lead only shrinks when caller audio comes late) are thus visited once
+// per frame instead of on every tick. Every call is also visited once its max-duration
+// deadline passes.
 //
 // Under heavy socket traffic the event loop can run Node timers only every few hundred ms
 // (measured: uWS keeps the loop in its poll phase), so incoming messages also `poke` the
@@ -13,18 +15,29 @@
 export const PACER_TICK_MS = 5;
 /** Audio sent ahead of real time; the contract allows at most 200 ms. */
 export const PACE_LEAD_MS = 60;
+/** Wheel slots: a horizon of 64 ticks (320 ms at 5 ms) is well beyond the lead plus a frame. */
+const SLOTS = 64;
 
 export interface Paced {
   /** Monotonic ms at which the call must end (max duration). */
   readonly deadlineMs: number;
-  /** Sends what is due at `nowMs` (ends the call past its deadline). Returns whether frames still wait; must not throw. */
-  pace(nowMs: number): boolean;
+  /** The pacer's bookkeeping: the tick (absolute index) this call waits for, -1 when none. */
+  pacerTick: number;
+  /**
+   * Sends what is due at `nowMs` (ends the call past its deadline); must not throw. Returns
+   * when it next has a frame due (ms; `nowMs` to retry at the next tick), or -1 when none waits.
+   */
+  pace(nowMs: number): number;
 }
 
 export class Pacer {
   private readonly members = new Set<Paced>();
-  /** Members holding frames back: visited on every tick until they have none. */
-  private readonly waiting = new Set<Paced>();
+  /** wheel[k % SLOTS]: calls waiting for tick k (entries whose pacerTick changed since are skipped). */
+  private readonly wheel: Paced[][] = Array.from({ length: SLOTS }, () => []);
+  /** Calls due later within the tick of the last run: looked at again by every run. */
+  private current: Paced[] = [];
+  /** The tick index (floor(ms / tickMs)) of the last run. */
+  private lastTick = 0;
   /** The earliest deadline among members (Infinity when none). */
   private nextDeadlineMs = Infinity;
   private timer: NodeJS.Timeout | null = null;
@@ -34,23 +47,28 @@ export class Pacer {
 
   add(p: Paced): void {
     this.members.add(p);
+    p.pacerTick = -1;
     if (p.deadlineMs < this.nextDeadlineMs) this.nextDeadlineMs = p.deadlineMs;
-    if (!this.timer) this.timer = setInterval(this.tick, this.tickMs);
+    if (!this.timer) {
+      this.lastTick = Math.floor(this.now() / this.tickMs);
+      this.timer = setInterval(this.tick, this.tickMs);
+    }
   }
 
   delete(p: Paced): void {
     this.members.delete(p);
-    this.waiting.delete(p);
-    if (this.members.size === 0 && this.timer) {
-      clearInterval(this.timer);
-      this.timer = null;
-      this.nextDeadlineMs = Infinity;
-    }
+    p.pacerTick = -1; // its wheel entry, if any, is skipped from now on
+    if (this.members.size === 0 && this.timer) this.stop();
   }
 
-  /** `p` holds frames back: pace it on every tick until it reports none. */
-  wait(p: Paced): void {
-    if (this.members.has(p)) this.waiting.add(p);
+  /** `p` has a frame due at `atMs` (now or earlier: retry at the next run). */
+  wait(p: Paced, atMs: number): void {
+    if (!this.timer) return;
+    const k = Math.min(Math.max(Math.floor(atMs / this.tickMs), this.lastTick), this.lastTick + SLOTS - 1);
+    // Already waiting for this tick or an earlier one: that visit reschedules it as needed.
+    if (p.pacerTick !== -1 && p.pacerTick <= k) return;
+    p.pacerTick = k;
+    (k === this.lastTick ? this.current : this.wheel[k % SLOTS]).push(p);
   }
 
   get size(): number {
@@ -69,7 +87,24 @@ export class Pacer {
   private run(nowMs: number): void {
     this.lastTickMs = nowMs;
     if (nowMs >= this.nextDeadlineMs) this.endDue(nowMs);
-    for (const p of this.waiting) if (!p.pace(nowMs)) this.waiting.delete(p);
+    const last = Math.floor(nowMs / this.tickMs);
+    let batch = this.current;
+    this.current = [];
+    // The ticks since the last run (a late timer may span many; after a full lap every slot is due).
+    for (let k = Math.max(this.lastTick + 1, last - SLOTS + 1); k <= last; k++) {
+      const slot = this.wheel[k % SLOTS];
+      if (slot.length === 0) continue;
+      batch = batch.length === 0 ? slot : batch.concat(slot);
+      this.wheel[k % SLOTS] = [];
+    }
+    this.lastTick = last;
+    for (const p of batch) {
+      // Entries of calls visited or rescheduled since they were queued are stale.
+      if (p.pacerTick === -1 || p.pacerTick > last) continue;
+      p.pacerTick = -1;
+      const at = p.pace(nowMs);
+      if (at >= 0) this.wait(p, at);
+    }
   }
 
   /** A deadline passed: pace every member (those past theirs end) and find the next deadline. */
@@ -86,7 +121,8 @@ export class Pacer {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.members.clear();
-    this.waiting.clear();
+    for (let i = 0; i < SLOTS; i++) this.wheel[i] = [];
+    this.current = [];
     this.nextDeadlineMs = Infinity;
   }
 }

@@ -81,10 +81,11 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
       settle(session.id, signal, transcript);
     },
     kick(session: VoiceSession) {
-      if (session.pace(now())) pacer.wait(session);
+      const at = session.pace(now());
+      if (at >= 0) pacer.wait(session, at);
     },
-    waiting(session: VoiceSession) {
-      pacer.wait(session);
+    waiting(session: VoiceSession, atMs: number) {
+      pacer.wait(session, atMs);
     },
     poke(nowMs: number) {
       pacer.poke(nowMs);

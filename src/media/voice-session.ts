@@ -17,8 +17,8 @@ export interface SessionHooks {
   ended(session: VoiceSession, signal: EndSignal, transcript: TranscriptEntry[]): void;
   /** Output is available now: run this session's pacing at once. */
   kick(session: VoiceSession): void;
-  /** Frames are held back (lead or backpressure): the pacer must visit this session on its ticks. */
-  waiting(session: VoiceSession): void;
+  /** A frame is held back (lead or backpressure) until `atMs`: the pacer must visit this session then. */
+  waiting(session: VoiceSession, atMs: number): void;
   /** Caller audio arrived at `nowMs`: the pacer's tick runs if it is due (timers can starve under socket load). */
   poke(nowMs: number): void;
 }
@@ -39,6 +39,8 @@ export class VoiceSession implements Paced {
   /** Monotonic ms at which the audio sent so far finishes playing. */
   private playheadMs = 0;
   readonly deadlineMs: number;
+  /** The pacer's bookkeeping (Paced). */
+  pacerTick = -1;
   private endSignal: EndSignal | null = null;
   private closed = false;
   framesIn = 0;
@@ -113,7 +115,8 @@ export class VoiceSession implements Paced {
     // Output that is due goes out now, in this callback's cork, rather than at the next tick:
     // the shared timer only picks up what the lead held back.
     const nowMs = this.now();
-    if (this.sendDue(nowMs)) this.hooks.waiting(this);
+    const at = this.sendDue(nowMs);
+    if (at >= 0) this.hooks.waiting(this, at);
     this.hooks.poke(nowMs);
   }
 
@@ -153,35 +156,43 @@ export class VoiceSession implements Paced {
     if (this.transport && !this.ending) this.transport.clearPlayback();
   }
 
-  /** Pacer tick (and kick): max duration, then the frames due, corked into one write. Returns whether frames still wait. */
-  pace(nowMs: number): boolean {
-    if (this.closed || !this.transport) return false;
+  /**
+   * Pacer visit (and kick): max duration, then the frames due. Returns when the next frame is
+   * due (ms; `nowMs` when backpressure holds it), or -1 when none waits.
+   */
+  pace(nowMs: number): number {
+    if (this.closed || !this.transport) return -1;
     if (nowMs >= this.deadlineMs && !this.endSignal) {
       this.end('completed', 'max_duration', CloseCode.normal);
-      return false;
+      return -1;
     }
-    if (this.endSignal) return false;
-    if (!this.due(nowMs)) return this.held();
-    if (!this.pipeline.nextFrame()) return false;
-    this.pacingNowMs = nowMs;
+    if (this.endSignal) return -1;
+    if (!this.due(nowMs) || !this.pipeline.nextFrame()) return this.nextDue(nowMs);
     try {
-      this.transport.cork(this.flush);
+      // One frame due (the usual visit: the lead allows one more): a single send is one write
+      // without ws.cork(fn) and its C++ -> JS callback. Several are corked into one write.
+      if (this.playheadMs + 2 * FRAME_MS > nowMs + PACE_LEAD_MS) this.send(nowMs);
+      else {
+        this.pacingNowMs = nowMs;
+        this.transport.cork(this.flush);
+      }
     } catch (err) {
       this.log.warn({ err, session_id: this.id }, 'media send failed');
     }
-    return this.held();
+    return this.nextDue(nowMs);
   }
 
-  /** Sends what is due without corking (the caller's socket callback already corks). Returns whether frames still wait. */
-  private sendDue(nowMs: number): boolean {
-    if (this.ending || !this.transport) return false;
-    if (!this.due(nowMs)) return this.held();
-    try {
-      this.send(nowMs);
-    } catch (err) {
-      this.log.warn({ err, session_id: this.id }, 'media send failed');
+  /** Sends what is due without corking (the caller's socket callback already corks). Returns as pace() does. */
+  private sendDue(nowMs: number): number {
+    if (this.ending || !this.transport) return -1;
+    if (this.due(nowMs)) {
+      try {
+        this.send(nowMs);
+      } catch (err) {
+        this.log.warn({ err, session_id: this.id }, 'media send failed');
+      }
     }
-    return this.held();
+    return this.nextDue(nowMs);
   }
 
   /** Whether a frame may leave at `nowMs` (the lead allows it); moves an idle playhead up to now. */
@@ -190,9 +201,10 @@ export class VoiceSession implements Paced {
     return this.playheadMs + FRAME_MS <= nowMs + PACE_LEAD_MS;
   }
 
-  /** Frames wait (held back by the lead or backpressure) while the call runs. */
-  private held(): boolean {
-    return !this.ending && this.transport !== null && this.pipeline.nextFrame() !== null;
+  /** When the next waiting frame may leave (`nowMs` if only backpressure holds it), or -1 when none waits. */
+  private nextDue(nowMs: number): number {
+    if (this.ending || !this.transport || !this.pipeline.nextFrame()) return -1;
+    return Math.max(nowMs, this.playheadMs + FRAME_MS - PACE_LEAD_MS);
   }
 
   private readonly flush = (): void => this.send(this.pacingNowMs);
