@@ -35,10 +35,11 @@ inline bool Bytes(const Napi::Value& v, const uint8_t** p, size_t* n) {
     *n = len * (static_cast<size_t>(type) < sizeof kElementBytes ? kElementBytes[type] : 1);
     return true;
   }
-  if (v.IsArrayBuffer()) {
-    Napi::ArrayBuffer a = v.As<Napi::ArrayBuffer>();
-    *p = static_cast<const uint8_t*>(a.Data());
-    *n = a.ByteLength();
+  // An ArrayBuffer (uWS hands each message as one): one napi_get_arraybuffer_info call for data
+  // and length; Napi::ArrayBuffer's Data() and ByteLength() make one each (a BackingStore each).
+  if (napi_get_arraybuffer_info(v.Env(), v, &data, &len) == napi_ok) {
+    *p = static_cast<const uint8_t*>(data);
+    *n = len;
     return true;
   }
   return false;
