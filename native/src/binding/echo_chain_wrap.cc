@@ -12,6 +12,7 @@ class EchoChainWrap : public Napi::ObjectWrap<EchoChainWrap> {
  public:
   static Napi::Object Init(Napi::Env env, Napi::Object exports) {
     exports.Set("EchoChain", DefineClass(env, "EchoChain", {
+      InstanceMethod("push", &EchoChainWrap::Push),
       InstanceMethod("reset", &EchoChainWrap::Reset),
       InstanceAccessor("output", &EchoChainWrap::Output, nullptr),
       InstanceAccessor("info", &EchoChainWrap::Info, nullptr),
@@ -28,14 +29,6 @@ class EchoChainWrap : public Napi::ObjectWrap<EchoChainWrap> {
                               static_cast<size_t>(NumArg(info, 3, 2048)), static_cast<vc::ResamplerQuality>(q),
                               VadOpts(info.Length() > 5 ? info[5] : info.Env().Undefined()));
     if (!vc::Ok(s)) { ThrowStatus(info.Env(), s); return; }
-    // `push` is the instance's own function with this wrapper as its data: a call skips the
-    // napi_unwrap of an InstanceMethod (a private-symbol lookup on every message).
-    napi_value push = nullptr;
-    if (napi_create_function(info.Env(), "push", NAPI_AUTO_LENGTH, PushCallback, this, &push) != napi_ok) {
-      ThrowArg(info.Env(), "cannot create push");
-      return;
-    }
-    info.This().As<Napi::Object>().Set("push", Napi::Value(info.Env(), push));
     out_.Make(info.Env(), core_.MaxOutputSamples());
     info_.Make(info.Env(), 6);
     info_.data[1] = 0;
@@ -43,25 +36,17 @@ class EchoChainWrap : public Napi::ObjectWrap<EchoChainWrap> {
   }
 
  private:
-  static napi_value PushCallback(napi_env env, napi_callback_info cb) {
-    size_t argc = 1;
-    napi_value arg = nullptr;
-    void* self = nullptr;
-    if (napi_get_cb_info(env, cb, &argc, &arg, nullptr, &self) != napi_ok) return nullptr;
-    return static_cast<EchoChainWrap*>(self)->Push(Napi::Env(env), argc < 1 ? nullptr : arg);
-  }
-
-  napi_value Push(Napi::Env env, napi_value arg) {
+  Napi::Value Push(const Napi::CallbackInfo& info) {
     const uint8_t* p = nullptr;
     size_t n = 0;
-    if (arg == nullptr || !Bytes(Napi::Value(env, arg), &p, &n)) {
-      ThrowArg(env, "push expects a Buffer, Uint8Array or ArrayBuffer");
-      return env.Undefined();
+    if (info.Length() < 1 || !Bytes(info[0], &p, &n)) {
+      ThrowArg(info.Env(), "push expects a Buffer, Uint8Array or ArrayBuffer");
+      return info.Env().Undefined();
     }
     size_t nOut = 0, frames = 0;
     vc::VadResult v;
     vc::Status s = core_.Push(p, n, out_.data, out_.size, &nOut, &frames, &v);
-    if (!vc::Ok(s)) return Napi::Number::New(env, Neg(s));
+    if (!vc::Ok(s)) return Napi::Number::New(info.Env(), Neg(s));
     double* d = info_.data;
     d[0] = static_cast<double>(frames);
     if (frames) {
@@ -73,7 +58,7 @@ class EchoChainWrap : public Napi::ObjectWrap<EchoChainWrap> {
     } else {
       d[3] = 0;
     }
-    return Napi::Number::New(env, static_cast<double>(nOut));
+    return Napi::Number::New(info.Env(), static_cast<double>(nOut));
   }
   Napi::Value Reset(const Napi::CallbackInfo& info) { core_.Reset(); return info.Env().Undefined(); }
   Napi::Value Output(const Napi::CallbackInfo&) { return out_.Value(); }
