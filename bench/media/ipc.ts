@@ -30,6 +30,7 @@ export interface CarrierStart {
 export type ToChild =
   | { cmd: 'stats'; gc?: boolean }
   | { cmd: 'start'; urls: string[]; carrier?: CarrierStart[]; warmupMs: number; measureMs: number }
+  | { cmd: 'hangup' }
   | { cmd: 'exit' };
 
 /** RSS after a full GC when the child runs with --expose-gc (snapshots outside the measuring window). */

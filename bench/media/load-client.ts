@@ -238,10 +238,11 @@ async function run(urls: string[], carrier: CarrierStart[] | undefined, warmupMs
   });
   const cpuEnd = cpuMs();
   const windowMs = performance.now() - windowStart;
-  // Let in-flight output arrive before counting, then hang up.
+  // Let in-flight output arrive before counting; the hang-up waits for the `hangup` command
+  // (the server's RSS snapshot is taken with the calls still connected).
   await new Promise((r) => setTimeout(r, 300));
   measuring = false;
-  for (const c of live) c.socket.end(CLOSE);
+  connected = live;
   return {
     connected: live.length,
     refused: conns.length - live.length,
@@ -254,8 +255,13 @@ async function run(urls: string[], carrier: CarrierStart[] | undefined, warmupMs
   };
 }
 
+let connected: Conn[] = [];
+
 process.on('message', (m: ToChild) => {
   if (m.cmd === 'start') void run(m.urls, m.carrier, m.warmupMs, m.measureMs).then((stats) => process.send!({ type: 'done', stats }));
-  else if (m.cmd === 'exit') process.exit(0);
+  else if (m.cmd === 'hangup') {
+    for (const c of connected) c.socket.end(CLOSE);
+    process.send!({ type: 'hung-up' });
+  } else if (m.cmd === 'exit') process.exit(0);
 });
 process.send!({ type: 'ready' });
