@@ -1,15 +1,16 @@
 import type { CallHost, CallPipeline } from '../media/call-pipeline.js';
-import { Ambience, ChannelEvents, dtmfGenerate, MediaChannel, type AmbienceKind, type PcmMessage } from '../media/native.js';
+import { ChannelEvents, dtmfGenerate, type MediaChannel, type PcmMessage } from '../media/native.js';
 import { isProviderError, ProviderError } from '../providers/errors.js';
 import { SentenceSplitter } from '../providers/llm/sentences.js';
 import type { LlmMessage, LlmToolCall, SttSession } from '../providers/types.js';
 import type { TranscriptEntry } from '../webhooks/index.js';
-import { inChunks } from './input-chunks.js';
-import { AgentAudio, AgentTurn } from './agent-audio.js';
+import { AgentTurn, type AgentAudio } from './agent-audio.js';
 import { CallBehaviours } from './behaviours.js';
+import { CallLine } from './call-line.js';
 import type { CallConfig } from './call-config.js';
 import { CharBudget } from './char-budget.js';
-import { DEFAULT_INTERRUPTION, nativeBargeIn, type InterruptionOptions } from './interruption.js';
+import { DtmfGatherer } from './dtmf-gatherer.js';
+import { DEFAULT_INTERRUPTION, type InterruptionOptions } from './interruption.js';
 import { isBackchannel, Phrases, wordCount } from './phrases.js';
 import { PhraseBook } from './phrase-book.js';
 import { TurnSpeaker, type TtsStage } from './speaker.js';
@@ -22,24 +23,18 @@ import { DTMF_DIGITS, END_CALL, parseArguments, SEND_DTMF, toolsFor, type ToolRu
 // sends. Barge-in drops the agent's audio, cancels generation and keeps in the history only
 // what the caller heard.
 
-const INPUT_CHUNK_BYTES = 2048;
 /** Caller audio kept from before a barge-in is confirmed, so STT hears its first syllables. */
 const PREROLL_FRAMES = 40;
-/** After the agent's last frame, its echo can still reach the microphone for this long. */
-const ECHO_TAIL_MS = 400;
 /** How long to wait for the STT final once the VAD says the caller stopped. */
 const FINAL_WAIT_MS = { streaming: 1500, utterance: 8000 };
 /** Model rounds per caller turn (tool calls then answers). */
 const MAX_TOOL_ROUNDS = 4;
 /** Caller speech before the agent acknowledges a long turn, and the pause that lets it. */
 const ACK_AFTER_MS = 5000;
-/** DTMF keys the caller pressed are gathered into one turn after this pause. */
-const DTMF_GAP_MS = 1500;
 /** Speech recognition sessions opened per call before giving up on a flaky provider. */
 const STT_REOPENS = 4;
 /** A resumed answer's backchannel may still be transcribed this long after. */
 const IGNORE_BACKCHANNEL_MS = 3000;
-const AMBIENCE_KIND: Record<string, AmbienceKind> = { white_noise: 'white', pink_noise: 'pink', brown_noise: 'brown', office_hum: 'office_hum' };
 
 export interface CascadeOptions {
   interruption?: Partial<InterruptionOptions>;
@@ -79,14 +74,15 @@ interface PendingBargeIn {
 
 export class CascadeCall implements CallPipeline {
   private host: CallHost | null = null;
+  private readonly line: CallLine;
   private readonly channel: MediaChannel;
   private readonly audio: AgentAudio;
+  private readonly dtmf: DtmfGatherer;
   private readonly interruption: InterruptionOptions;
   private readonly behaviours: CallBehaviours;
   private readonly budget: CharBudget;
   private readonly phrases: PhraseBook;
   private readonly now: () => number;
-  private readonly procFrameSamples: number;
   private readonly controller = new AbortController();
   private stt: SttSession | null = null;
   private readonly sttBacklog: Int16Array[] = [];
@@ -102,13 +98,10 @@ export class CascadeCall implements CallPipeline {
   private pending: PendingBargeIn | null = null;
   /** The caller's speech started during the agent's audio and was taken as a barge-in. */
   private bargedIn = false;
-  private lastAgentFrameMs = -Infinity;
   private fillerTurn: AgentTurn | null = null;
   private callerSpeechStartMs: number | null = null;
   private lastAckMs = -Infinity;
   private ignoreBackchannelUntil = -Infinity;
-  private dtmfDigits = '';
-  private dtmfTimer: NodeJS.Timeout | null = null;
   /** Latency probe for the turn benchmark: turn decided → first answer frame sent. */
   onAnswerLatency: ((ms: number) => void) | null = null;
   private answerDecidedAt = 0;
@@ -116,23 +109,19 @@ export class CascadeCall implements CallPipeline {
   constructor(private readonly config: CallConfig, opts: CascadeOptions = {}) {
     this.now = opts.now ?? (() => performance.now());
     this.interruption = { ...DEFAULT_INTERRUPTION, ...(opts.interruption ?? {}) };
-    const procRate = config.sampleRateIn === 8000 ? 8000 : 16000;
-    this.channel = new MediaChannel({
-      inRateHz: config.sampleRateIn,
-      procRateHz: procRate,
-      refRateHz: config.sampleRateOut,
-      frameMs: 20,
-      maxMessageBytes: INPUT_CHUNK_BYTES,
-      vad: { stopMs: Math.max(100, Math.min(2000, config.adapters.stt!.endpointingMs)) },
-      bargeIn: nativeBargeIn(this.interruption),
+    this.line = new CallLine(config, {
+      interruption: this.interruption,
+      vadStopMs: Math.max(100, Math.min(2000, config.adapters.stt!.endpointingMs)),
+      events: { turnStarted: (t) => this.onTurnStarted(t), turnSent: (t) => this.onTurnSent(t) },
+      leadMs: () => this.host?.leadMs() ?? 0,
+      now: this.now,
     });
-    this.procFrameSamples = this.channel.frameSamples;
+    this.channel = this.line.channel;
+    this.audio = this.line.audio;
+    this.dtmf = new DtmfGatherer((digits) => {
+      if (!this.stopped) this.answer(`[The caller pressed the keys: ${digits}]`);
+    });
     const agent = config.agent;
-    const ambience =
-      agent.ambienceSound && agent.ambienceLevel
-        ? new Ambience({ sampleRateHz: config.sampleRateOut, kind: AMBIENCE_KIND[agent.ambienceSound] ?? 'pink', level: agent.ambienceLevel })
-        : null;
-    this.audio = new AgentAudio(config.sampleRateOut, { turnStarted: (t) => this.onTurnStarted(t), turnSent: (t) => this.onTurnSent(t) }, ambience);
     this.budget = new CharBudget(agent.maxCharsPerMin);
     // A phrase that cannot be synthesized: said in an error frame, and fatal only when the provider refuses us.
     this.phrases = new PhraseBook(config, this.controller.signal, (err) => (err.recoverable ? this.recoverable(err) : this.providerFailed(err, 'speech synthesis')));
@@ -176,30 +165,21 @@ export class CascadeCall implements CallPipeline {
   }
 
   pushAudio(message: PcmMessage): number {
-    return inChunks(message, INPUT_CHUNK_BYTES, this.pushChunk);
+    return this.line.push(message, this.pushChunk);
   }
 
   nextFrame(): Uint8Array | null {
-    return this.audio.nextFrame();
+    return this.line.nextFrame();
   }
 
   frameSent(): void {
-    const wasSpeech = this.audio.hasSpeech;
-    const frame = this.audio.frameSent(this.now());
-    this.channel.pushReference(frame);
-    if (wasSpeech) this.lastAgentFrameMs = this.now();
+    this.line.frameSent();
   }
 
   onDtmf(digit: string): void {
     if (this.stopped) return;
-    this.dtmfDigits += digit;
+    this.dtmf.add(digit);
     this.behaviours.busy();
-    if (this.dtmfTimer) clearTimeout(this.dtmfTimer);
-    this.dtmfTimer = setTimeout(() => {
-      const digits = this.dtmfDigits;
-      this.dtmfDigits = '';
-      if (digits && !this.stopped) this.answer(`[The caller pressed the keys: ${digits}]`);
-    }, DTMF_GAP_MS);
   }
 
   stop(): TranscriptEntry[] {
@@ -211,7 +191,7 @@ export class CascadeCall implements CallPipeline {
       this.generation?.speaker.cancel();
       if (this.pending) clearTimeout(this.pending.timer);
       if (this.userTurn?.finalTimer) clearTimeout(this.userTurn.finalTimer);
-      if (this.dtmfTimer) clearTimeout(this.dtmfTimer);
+      this.dtmf.stop();
       // What the caller heard of an answer cut by the hang-up still belongs to the transcript.
       const g = this.generation;
       if (g && g.speaker.turn.sent > 0 && !g.speaker.turn.reported) this.recordAssistant(g.speaker.turn, this.heard(g.speaker.turn));
@@ -230,10 +210,10 @@ export class CascadeCall implements CallPipeline {
   private readonly pushChunk = (chunk: PcmMessage): number => {
     const frames = this.channel.process(chunk);
     if (frames === 0 || this.stopped) return frames;
-    const pcm = this.channel.output.subarray(0, frames * this.procFrameSamples);
+    const pcm = this.line.callerPcm(frames);
     const events = this.channel.events;
     const now = this.now();
-    const agentAudible = this.agentAudible(now);
+    const agentAudible = this.line.agentAudible(now);
 
     if (events & ChannelEvents.interruption && agentAudible && this.interruption.enabled) this.onBargeIn(now);
 
@@ -253,13 +233,6 @@ export class CascadeCall implements CallPipeline {
     if (this.config.agent.backchannel) this.maybeAcknowledge(now);
     return frames;
   };
-
-  /** The agent's voice may be in the microphone: audio queued, playing, or its echo tail. */
-  private agentAudible(now: number): boolean {
-    if (this.audio.hasSpeech) return true;
-    const lead = this.host?.leadMs() ?? 0;
-    return now < this.lastAgentFrameMs + lead + ECHO_TAIL_MS;
-  }
 
   private flushPreroll(): void {
     for (const f of this.preroll) this.writeStt(f);
@@ -402,7 +375,7 @@ export class CascadeCall implements CallPipeline {
     const tentative = this.config.agent.backchannel || this.interruption.minWords > 0;
     if (!tentative) return this.confirmBargeIn();
     // Hold the answer (what was still ahead of the caller is kept) and listen.
-    this.audio.pause(this.leadSamples());
+    this.audio.pause(this.line.leadSamples());
     this.host?.clearPlayback();
     this.pending = { onsetMs: now, spokeMs: null, timer: setTimeout(() => this.judgePending(true), this.interruption.falseInterruptionTimeoutMs) };
   }
@@ -473,12 +446,8 @@ export class CascadeCall implements CallPipeline {
     }
   }
 
-  private leadSamples(): number {
-    return Math.round(((this.host?.leadMs() ?? 0) * this.config.sampleRateOut) / 1000);
-  }
-
   private heard(turn: AgentTurn): string {
-    return turn.heardText(this.leadSamples());
+    return turn.heardText(this.line.leadSamples());
   }
 
   // ------------------------------------------------------------------ answers

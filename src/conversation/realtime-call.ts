@@ -1,14 +1,15 @@
 import type { CallHost, CallPipeline } from '../media/call-pipeline.js';
-import { Ambience, ChannelEvents, dtmfGenerate, MediaChannel, type AmbienceKind, type PcmMessage } from '../media/native.js';
+import { ChannelEvents, dtmfGenerate, type MediaChannel, type PcmMessage } from '../media/native.js';
 import { isProviderError, ProviderError } from '../providers/errors.js';
 import type { LlmToolCall, RealtimeEvent, RealtimeSession, RealtimeSessionConfig, RealtimeTurnDetection } from '../providers/types.js';
 import type { TranscriptEntry } from '../webhooks/index.js';
-import { inChunks } from './input-chunks.js';
-import { AgentAudio, AgentTurn, type TurnKind } from './agent-audio.js';
+import { AgentTurn, type AgentAudio, type TurnKind } from './agent-audio.js';
 import { CallBehaviours } from './behaviours.js';
+import { CallLine } from './call-line.js';
 import type { CallConfig } from './call-config.js';
 import { CharBudget } from './char-budget.js';
-import { DEFAULT_INTERRUPTION, nativeBargeIn, type InterruptionOptions } from './interruption.js';
+import { DtmfGatherer } from './dtmf-gatherer.js';
+import { DEFAULT_INTERRUPTION, type InterruptionOptions } from './interruption.js';
 import { Phrases } from './phrases.js';
 import { HeardText } from './realtime-heard.js';
 import { RateConverter } from './speaker.js';
@@ -31,14 +32,10 @@ import { DTMF_DIGITS, END_CALL, parseArguments, SEND_DTMF, toolsFor, type ToolRu
 // `response.cancel`, and `conversation.item.truncate` at the milliseconds actually played, so
 // the model's own memory of its answer is what the caller heard.
 
-/** Caller audio is handed to the native channel in pieces of at most this many bytes. */
-const INPUT_CHUNK_BYTES = 2048;
 /** Caller audio kept while the microphone is withheld, sent on barge-in. */
 const PREROLL_MS = 400;
 /** Caller audio kept while the session connects (sent once it is open). */
 const BACKLOG_MS = 3000;
-/** After the agent's last frame, its echo can still reach the microphone for this long. */
-const ECHO_TAIL_MS = 400;
 /** Tries to open the realtime session when the provider answers 429/5xx or times out. */
 const CONNECT_TRIES = 3;
 /** A response we asked for that never started is given up after this long. */
@@ -49,13 +46,10 @@ const GOODBYE_TIMEOUT_MS = 15_000;
 const MS_PER_CHAR = 75;
 /** The model's time to first audio, also counted before the max-duration goodbye. */
 const RESPONSE_LATENCY_MS = 1500;
-/** DTMF keys the caller pressed are gathered into one message after this pause. */
-const DTMF_GAP_MS = 1500;
 export const DEFAULT_INPUT_TRANSCRIPTION_MODEL = 'gpt-4o-mini-transcribe';
 const REALTIME_RATE_HZ = 24000;
 const META_PURPOSE = 'vas_purpose';
 const META_REQUEST = 'vas_request';
-const AMBIENCE_KIND: Record<string, AmbienceKind> = { white_noise: 'white', pink_noise: 'pink', brown_noise: 'brown', office_hum: 'office_hum' };
 
 type Purpose = 'greeting' | 'answer' | 'filler' | 'reminder' | 'goodbye';
 const PURPOSES = new Set<string>(['greeting', 'answer', 'filler', 'reminder', 'goodbye']);
@@ -106,14 +100,15 @@ interface Response {
 
 export class RealtimeCall implements CallPipeline {
   private host: CallHost | null = null;
+  private readonly line: CallLine;
   private readonly channel: MediaChannel;
   private readonly audio: AgentAudio;
+  private readonly dtmf: DtmfGatherer;
   private readonly interruption: InterruptionOptions;
   private readonly behaviours: CallBehaviours;
   private readonly budget: CharBudget;
   private readonly now: () => number;
   private readonly procRate: number;
-  private readonly procFrameSamples: number;
   private readonly toProvider: RateConverter;
   private readonly controller = new AbortController();
   private readonly transcript: TranscriptEntry[] = [];
@@ -141,7 +136,6 @@ export class RealtimeCall implements CallPipeline {
    * before it. What the caller says meanwhile goes up (from the preroll) once it is over.
    */
   private greetingHold: boolean;
-  private lastAgentFrameMs = -Infinity;
 
   private readonly responses = new Map<string, Response>();
   /** Responses whose audio is queued or playing, oldest first. */
@@ -157,31 +151,28 @@ export class RealtimeCall implements CallPipeline {
   private readonly userSpeech = new Map<string, { startMs: number; endMs: number | null }>();
   private callerSpeaking = false;
   private speechSeq = 0;
-  private dtmfDigits = '';
-  private dtmfTimer: NodeJS.Timeout | null = null;
   private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(private readonly config: CallConfig, private readonly opts: RealtimeCallOptions = {}) {
     if (!config.adapters.realtime) throw new Error('realtime pipeline needs a realtime stage');
     this.now = opts.now ?? (() => performance.now());
     this.interruption = { ...DEFAULT_INTERRUPTION, ...(opts.interruption ?? {}) };
-    this.procRate = config.sampleRateIn === 8000 ? 8000 : 16000;
-    this.channel = new MediaChannel({
-      inRateHz: config.sampleRateIn,
-      procRateHz: this.procRate,
-      refRateHz: config.sampleRateOut,
-      frameMs: 20,
-      maxMessageBytes: INPUT_CHUNK_BYTES,
-      bargeIn: nativeBargeIn(this.interruption),
+    this.line = new CallLine(config, {
+      interruption: this.interruption,
+      events: { turnStarted: (t) => this.onTurnStarted(t), turnSent: (t) => this.onTurnSent(t) },
+      leadMs: () => this.host?.leadMs() ?? 0,
+      now: this.now,
     });
-    this.procFrameSamples = this.channel.frameSamples;
+    this.channel = this.line.channel;
+    this.audio = this.line.audio;
+    this.procRate = this.line.procRateHz;
     this.toProvider = new RateConverter(this.procRate, REALTIME_RATE_HZ);
+    this.dtmf = new DtmfGatherer((digits) => {
+      if (this.stopped || this.ending || !this.session) return;
+      this.session.sendUserText(`[The caller pressed the keys: ${digits}]`);
+      this.request('answer');
+    });
     const agent = config.agent;
-    const ambience =
-      agent.ambienceSound && agent.ambienceLevel
-        ? new Ambience({ sampleRateHz: config.sampleRateOut, kind: AMBIENCE_KIND[agent.ambienceSound] ?? 'pink', level: agent.ambienceLevel })
-        : null;
-    this.audio = new AgentAudio(config.sampleRateOut, { turnStarted: (t) => this.onTurnStarted(t), turnSent: (t) => this.onTurnSent(t) }, ambience);
     this.budget = new CharBudget(agent.maxCharsPerMin);
     this.behaviours = new CallBehaviours(agent, {
       deadAir: () => this.onDeadAir(),
@@ -218,32 +209,21 @@ export class RealtimeCall implements CallPipeline {
   }
 
   pushAudio(message: PcmMessage): number {
-    return inChunks(message, INPUT_CHUNK_BYTES, this.pushChunk);
+    return this.line.push(message, this.pushChunk);
   }
 
   nextFrame(): Uint8Array | null {
-    return this.audio.nextFrame();
+    return this.line.nextFrame();
   }
 
   frameSent(): void {
-    const wasSpeech = this.audio.hasSpeech;
-    const frame = this.audio.frameSent(this.now());
-    this.channel.pushReference(frame);
-    if (wasSpeech) this.lastAgentFrameMs = this.now();
+    this.line.frameSent();
   }
 
   onDtmf(digit: string): void {
     if (this.stopped || this.ending) return;
-    this.dtmfDigits += digit;
+    this.dtmf.add(digit);
     this.behaviours.busy();
-    if (this.dtmfTimer) clearTimeout(this.dtmfTimer);
-    this.dtmfTimer = setTimeout(() => {
-      const digits = this.dtmfDigits;
-      this.dtmfDigits = '';
-      if (!digits || this.stopped || this.ending || !this.session) return;
-      this.session.sendUserText(`[The caller pressed the keys: ${digits}]`);
-      this.request('answer');
-    }, DTMF_GAP_MS);
   }
 
   stop(): TranscriptEntry[] {
@@ -251,11 +231,11 @@ export class RealtimeCall implements CallPipeline {
       this.stopped = true;
       this.controller.abort();
       this.behaviours.stop();
-      if (this.dtmfTimer) clearTimeout(this.dtmfTimer);
+      this.dtmf.stop();
       for (const t of this.timers) clearTimeout(t);
       if (this.requested?.timer) clearTimeout(this.requested.timer);
       // What the caller heard of an answer cut by the hang-up still belongs to the transcript.
-      const lead = this.leadSamples();
+      const lead = this.line.leadSamples();
       for (const r of this.outstanding) {
         if (r.turn && r.turn.sent > 0 && !r.reported) this.recordAssistant(r, r.heard.heardAt(Math.max(0, r.turn.sent - lead)));
       }
@@ -275,10 +255,10 @@ export class RealtimeCall implements CallPipeline {
   private readonly pushChunk = (chunk: PcmMessage): number => {
     const frames = this.channel.process(chunk);
     if (frames === 0 || this.stopped) return frames;
-    const pcm = this.channel.output.subarray(0, frames * this.procFrameSamples);
+    const pcm = this.line.callerPcm(frames);
     const events = this.channel.events;
     const now = this.now();
-    const audible = this.agentAudible(now);
+    const audible = this.line.agentAudible(now);
 
     if (events & ChannelEvents.interruption && audible && this.interruption.enabled && !this.ending) this.onBargeIn('detector');
 
@@ -301,13 +281,6 @@ export class RealtimeCall implements CallPipeline {
     }
     return frames;
   };
-
-  /** The agent's voice may be in the microphone: audio queued, playing, or its echo tail. */
-  private agentAudible(now: number): boolean {
-    if (this.audio.hasSpeech) return true;
-    const lead = this.host?.leadMs() ?? 0;
-    return now < this.lastAgentFrameMs + lead + ECHO_TAIL_MS;
-  }
 
   private keepPreroll(pcm: Int16Array): void {
     this.preroll.push(pcm.slice());
@@ -587,7 +560,7 @@ export class RealtimeCall implements CallPipeline {
    * transcript keeps the heard words. `interrupted` (a barge-in) also tells the client.
    */
   private cutAgent(interrupted: boolean): void {
-    const lead = this.leadSamples();
+    const lead = this.line.leadSamples();
     let heardNow = '';
     const session = this.session;
     if (this.active && !this.active.done) {
@@ -631,10 +604,6 @@ export class RealtimeCall implements CallPipeline {
     if (this.active === r) this.session?.cancel();
     // The model remembers only what will be played.
     this.truncateItems(r, r.heard.queuedSamples);
-  }
-
-  private leadSamples(): number {
-    return Math.round(((this.host?.leadMs() ?? 0) * this.config.sampleRateOut) / 1000);
   }
 
   // ------------------------------------------------------------------ tools

@@ -1,0 +1,29 @@
+// Caller keypresses become one turn once the caller pauses; stop() drops what is pending.
+import t from 'tap';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DtmfGatherer } from '../../src/conversation/dtmf-gatherer.js';
+
+t.test('keys pressed in a burst are handed over once, after the pause', async (t) => {
+  const got: string[] = [];
+  const g = new DtmfGatherer((d) => got.push(d), 40);
+  g.add('1');
+  await sleep(10);
+  g.add('2');
+  g.add('#');
+  await sleep(15);
+  t.same(got, [], 'nothing while the caller is still pressing');
+  await sleep(80);
+  t.same(got, ['12#']);
+  g.add('9');
+  await sleep(80);
+  t.same(got, ['12#', '9'], 'the next burst is a new turn');
+});
+
+t.test('stop drops pending keys', async (t) => {
+  const got: string[] = [];
+  const g = new DtmfGatherer((d) => got.push(d), 20);
+  g.add('5');
+  g.stop();
+  await sleep(60);
+  t.same(got, []);
+});
