@@ -48,11 +48,15 @@ export class EchoPipeline {
 
   private pushChunk(chunk: PcmMessage, out: OutputQueue): number {
     const produced = this.chain.push(chunk);
-    if (produced > 0) {
-      // The supported rates resample whole 20 ms frames to whole frames; anything else gets a view of its own.
-      const k = produced / this.outFrameSamples;
-      out.write(k < this.views.length && Number.isInteger(k) ? this.views[k] : this.chain.output.subarray(0, produced), produced);
+    if (produced === 0) return this.chain.frames;
+    // The supported rates resample each 20 ms frame to one whole output frame, so the frames
+    // taken in are the frames out (no read of the chain's info array, cold on every message).
+    const k = produced / this.outFrameSamples;
+    if (k < this.views.length && Number.isInteger(k)) {
+      out.write(this.views[k], produced);
+      return k;
     }
+    out.write(this.chain.output.subarray(0, produced), produced);
     return this.chain.frames;
   }
 
