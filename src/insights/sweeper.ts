@@ -2,6 +2,7 @@ import type { AppContext } from '../app-context.js';
 import { textModelFor } from './analyse.js';
 import { enqueueInsights, insightsQueue } from './queue.js';
 import { failedInsights, pendingSince, storeInsights } from './store.js';
+import { runPeriodically } from '../shared/periodic.js';
 
 // Rebuilds insights jobs that Redis never got (a crash between the settlement commit and the
 // enqueue) or lost. A session pending for longer than `graceMs` is queued again under its own
@@ -39,28 +40,13 @@ export async function sweepInsightsOnce(ctx: AppContext, opts: { graceMs?: numbe
 
 /** Runs `sweepInsightsOnce` every `intervalMs` until the returned stop function is called. */
 export function startInsightsSweeper(ctx: AppContext, opts: { intervalMs?: number; graceMs?: number } = {}): () => Promise<void> {
-  const intervalMs = opts.intervalMs ?? INSIGHTS_SWEEP_INTERVAL_MS;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = sweepInsightsOnce(ctx, opts)
-      .then((r) => {
-        if (r.requeued || r.failed) ctx.log.info(r, 'insights sweeper');
-      })
-      .catch((err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'insights sweep failed'))
-      .finally(() => {
-        if (!stopped) {
-          timer = setTimeout(tick, intervalMs);
-          timer.unref();
-        }
-      });
-  };
-  timer = setTimeout(tick, 0);
-  timer.unref();
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await running;
-  };
+  return runPeriodically(
+    async () => {
+      const r = await sweepInsightsOnce(ctx, opts);
+      if (r.requeued || r.failed) ctx.log.info(r, 'insights sweeper');
+    },
+    opts.intervalMs ?? INSIGHTS_SWEEP_INTERVAL_MS,
+    (err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'insights sweep failed'),
+    { unref: true },
+  );
 }

@@ -1,4 +1,5 @@
 import type { AppContext } from '../app-context.js';
+import { runPeriodically } from '../shared/periodic.js';
 
 // Deletes stored transcripts past their expires_at, a batch at a time so that one sweep never
 // holds long locks or a huge transaction. Time comes from ctx.clock (tests move it).
@@ -32,28 +33,13 @@ export async function sweepExpiredTranscripts(ctx: AppContext, opts: TranscriptS
 
 /** Started by the worker role: a sweep at once, then every `intervalMs`. Returns its stop function. */
 export function startTranscriptSweeper(ctx: AppContext, opts: TranscriptSweepOptions & { intervalMs?: number } = {}): () => Promise<void> {
-  const intervalMs = opts.intervalMs ?? TRANSCRIPT_SWEEP_INTERVAL_MS;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = sweepExpiredTranscripts(ctx, opts)
-      .then((n) => {
-        if (n > 0) ctx.log.info({ count: n }, 'expired transcript rows deleted');
-      })
-      .catch((err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'transcript retention sweep failed'))
-      .finally(() => {
-        if (!stopped) {
-          timer = setTimeout(tick, intervalMs);
-          timer.unref();
-        }
-      });
-  };
-  timer = setTimeout(tick, 0);
-  timer.unref();
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await running;
-  };
+  return runPeriodically(
+    async () => {
+      const n = await sweepExpiredTranscripts(ctx, opts);
+      if (n > 0) ctx.log.info({ count: n }, 'expired transcript rows deleted');
+    },
+    opts.intervalMs ?? TRANSCRIPT_SWEEP_INTERVAL_MS,
+    (err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'transcript retention sweep failed'),
+    { unref: true },
+  );
 }

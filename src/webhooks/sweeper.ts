@@ -1,6 +1,7 @@
 import type { AppContext } from '../app-context.js';
 import { expireLeases, overdueDeliveries } from '../db/repos/webhook-deliveries.js';
 import { enqueueDeliveries } from './queue.js';
+import { runPeriodically } from '../shared/periodic.js';
 
 // Postgres is the system of record, Redis only a cache of work. The sweeper rebuilds what
 // Redis lost or never got: deliveries recorded by an API that died before queueing them,
@@ -22,23 +23,12 @@ export async function sweepOnce(ctx: AppContext, opts: Pick<SweeperOptions, 'ove
 
 /** Runs `sweepOnce` every `intervalMs` until the returned stop function is called. */
 export function startSweeper(ctx: AppContext, opts: SweeperOptions): () => Promise<void> {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = sweepOnce(ctx, opts)
-      .then((n) => {
-        if (n > 0) ctx.log.debug({ count: n }, 'webhook sweeper queued deliveries');
-      })
-      .catch((err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'webhook sweep failed'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, opts.intervalMs);
-      });
-  };
-  timer = setTimeout(tick, 0);
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await running;
-  };
+  return runPeriodically(
+    async () => {
+      const n = await sweepOnce(ctx, opts);
+      if (n > 0) ctx.log.debug({ count: n }, 'webhook sweeper queued deliveries');
+    },
+    opts.intervalMs,
+    (err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'webhook sweep failed'),
+  );
 }
