@@ -8,6 +8,8 @@ import { nativeBargeIn, type InterruptionOptions } from './interruption.js';
 const INPUT_CHUNK_BYTES = 2048;
 /** After the agent's last frame, its echo can still reach the microphone for this long. */
 const ECHO_TAIL_MS = 400;
+/** Longer stalls than this are padded only this much (the reference FIFO holds 2 s). */
+const MAX_UNDERRUN_MS = 1000;
 const AMBIENCE_KIND: Record<string, AmbienceKind> = { white_noise: 'white', pink_noise: 'pink', brown_noise: 'brown', office_hum: 'office_hum' };
 
 export interface CallLineOptions {
@@ -73,6 +75,12 @@ export class CallLine {
     const frame = this.audio.frameSent(this.o.now());
     this.channel.pushReference(frame);
     if (wasSpeech) this.lastAgentFrameMs = this.o.now();
+  }
+
+  /** The far end played `ms` of silence we never sent (VoiceSession: a stall): so does the reference. */
+  underrun(ms: number): void {
+    const samples = Math.round((Math.min(ms, MAX_UNDERRUN_MS) * this.config.sampleRateOut) / 1000);
+    if (samples > 0) this.channel.pushReference(new Int16Array(samples));
   }
 
   /** The agent's voice may be in the microphone: audio queued, playing, or its echo tail. */

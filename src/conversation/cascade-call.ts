@@ -176,6 +176,10 @@ export class CascadeCall implements CallPipeline {
     this.line.frameSent();
   }
 
+  underrun(ms: number): void {
+    this.line.underrun(ms);
+  }
+
   onDtmf(digit: string): void {
     if (this.stopped) return;
     this.dtmf.add(digit);

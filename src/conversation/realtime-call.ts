@@ -220,6 +220,10 @@ export class RealtimeCall implements CallPipeline {
     this.line.frameSent();
   }
 
+  underrun(ms: number): void {
+    this.line.underrun(ms);
+  }
+
   onDtmf(digit: string): void {
     if (this.stopped || this.ending) return;
     this.dtmf.add(digit);

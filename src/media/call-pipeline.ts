@@ -30,6 +30,12 @@ export interface CallPipeline {
   nextFrame(): Uint8Array | null;
   /** The frame nextFrame() returned went out. */
   frameSent(): void;
+  /**
+   * Before the next frame: the far end played `ms` of silence this process never sent (its
+   * event loop stalled while the caller's audio queued). Pipelines with an echo reference
+   * append that silence to it.
+   */
+  underrun?(ms: number): void;
   /** A DTMF key the caller pressed (carrier calls). */
   onDtmf(digit: string): void;
   /** The socket is open: greet, start timers. */

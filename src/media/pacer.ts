@@ -17,6 +17,8 @@ export const PACER_TICK_MS = 5;
 export const PACE_LEAD_MS = 60;
 /** Wheel slots: a horizon of 64 ticks (320 ms at 5 ms) is well beyond the lead plus a frame. */
 const SLOTS = 64;
+/** A gap this long between the pacer's runs (every tick, and every caller message) is a stall of the event loop. */
+export const STALL_MS = 40;
 
 export interface Paced {
   /** Monotonic ms at which the call must end (max duration). */
@@ -42,6 +44,10 @@ export class Pacer {
   private nextDeadlineMs = Infinity;
   private timer: NodeJS.Timeout | null = null;
   private lastTickMs = 0;
+  /** The last time the loop was seen running (-1: not watching), and the last stall seen. */
+  private aliveMs = -1;
+  private stallFromMs = 0;
+  private stallToMs = 0;
 
   constructor(private readonly now: () => number, private readonly tickMs = PACER_TICK_MS) {}
 
@@ -50,6 +56,7 @@ export class Pacer {
     p.pacerTick = -1;
     if (p.deadlineMs < this.nextDeadlineMs) this.nextDeadlineMs = p.deadlineMs;
     if (!this.timer) {
+      this.aliveMs = this.now();
       this.lastTick = Math.floor(this.now() / this.tickMs);
       this.timer = setInterval(this.tick, this.tickMs);
     }
@@ -84,7 +91,28 @@ export class Pacer {
     this.run(this.now());
   };
 
+  /**
+   * How much of [fromMs, toMs] the event loop spent in a stall that ended less than STALL_MS
+   * before `toMs` (0 otherwise): time in which calls sent nothing and their callers' audio
+   * queued up unread.
+   */
+  stalledMs(fromMs: number, toMs: number): number {
+    this.observe(toMs);
+    if (toMs - this.stallToMs >= STALL_MS) return 0;
+    return Math.max(0, Math.min(toMs, this.stallToMs) - Math.max(fromMs, this.stallFromMs));
+  }
+
+  private observe(nowMs: number): void {
+    if (this.aliveMs < 0) return;
+    if (nowMs - this.aliveMs > STALL_MS) {
+      this.stallFromMs = this.aliveMs;
+      this.stallToMs = nowMs;
+    }
+    if (nowMs > this.aliveMs) this.aliveMs = nowMs;
+  }
+
   private run(nowMs: number): void {
+    this.observe(nowMs);
     this.lastTickMs = nowMs;
     if (nowMs >= this.nextDeadlineMs) this.endDue(nowMs);
     const last = Math.floor(nowMs / this.tickMs);
@@ -120,6 +148,7 @@ export class Pacer {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.aliveMs = -1;
     this.members.clear();
     for (let i = 0; i < SLOTS; i++) this.wheel[i] = [];
     this.current = [];

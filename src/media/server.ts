@@ -90,6 +90,9 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
     poke(nowMs: number) {
       pacer.poke(nowMs);
     },
+    stalledMs(fromMs: number, toMs: number) {
+      return pacer.stalledMs(fromMs, toMs);
+    },
   };
 
   const calls: CallStarter = {

@@ -21,6 +21,8 @@ export interface SessionHooks {
   waiting(session: VoiceSession, atMs: number): void;
   /** Caller audio arrived at `nowMs`: the pacer's tick runs if it is due (timers can starve under socket load). */
   poke(nowMs: number): void;
+  /** How much of [fromMs, toMs] this process spent in an event-loop stall that just ended (Pacer.stalledMs). */
+  stalledMs(fromMs: number, toMs: number): number;
 }
 
 interface Log {
@@ -38,6 +40,8 @@ export class VoiceSession implements Paced {
   private transport: MediaTransport | null = null;
   /** Monotonic ms at which the audio sent so far finishes playing. */
   private playheadMs = 0;
+  /** Silence the far end played because this process stalled, not yet told to the pipeline. */
+  private stallSilenceMs = 0;
   readonly deadlineMs: number;
   /** The pacer's bookkeeping (Paced). */
   pacerTick = -1;
@@ -197,7 +201,14 @@ export class VoiceSession implements Paced {
 
   /** Whether a frame may leave at `nowMs` (the lead allows it); moves an idle playhead up to now. */
   private due(nowMs: number): boolean {
-    if (this.playheadMs < nowMs) this.playheadMs = nowMs;
+    this.stallSilenceMs = 0;
+    if (this.playheadMs < nowMs) {
+      // The far end ran dry at the playhead. The part a stall of this process caused is
+      // silence the caller heard while their audio queued unread; the pipeline's echo
+      // reference must hold it before the next frame, or that backlog is matched against it.
+      this.stallSilenceMs = this.hooks.stalledMs(this.playheadMs, nowMs);
+      this.playheadMs = nowMs;
+    }
     return this.playheadMs + FRAME_MS <= nowMs + PACE_LEAD_MS;
   }
 
@@ -216,6 +227,10 @@ export class VoiceSession implements Paced {
       const frame = this.pipeline.nextFrame();
       if (!frame) return;
       if (transport.bufferedBytes() > MAX_BUFFERED_BYTES) return; // backpressure: frames wait (or drop when the ring fills)
+      if (this.stallSilenceMs > 0) {
+        this.pipeline.underrun?.(this.stallSilenceMs);
+        this.stallSilenceMs = 0;
+      }
       transport.sendAudio(frame);
       this.pipeline.frameSent();
       this.framesOut++;
