@@ -36,9 +36,10 @@ export interface SimOptions {
   stalls?: SimStall[];
   durationMs: number;
   /**
-   * The fix under test for stalls: when pacing finds the playhead behind real time while the
-   * answer still had audio (the far end ran dry), that much silence goes into the echo
-   * reference first, so the reference stays a timeline of what the caller actually heard.
+   * What the engine does after a stall of its own event loop (VoiceSession -> CallPipeline.underrun):
+   * when pacing finds the playhead behind real time while the answer still had audio (the far
+   * end ran dry), that much silence goes into the echo reference first, so the reference stays a
+   * timeline of what the caller actually heard.
    */
   padUnderruns?: boolean;
   /** Builds the channel (default: the engine's MediaChannel with the default barge-in options). */
@@ -201,7 +202,7 @@ export function printProbes(p: ReturnType<typeof runProbes>): string {
   lines.push(`  echo, no stalls: false barge-ins per path: ${p.echo_without_stalls.map((e) => `${e.echo}: ${e.false_barge_ins}`).join(', ')}`);
   lines.push('  echo with event-loop stalls: false barge-ins per stall (mean over the 7 paths)');
   for (const s of p.echo_with_one_stall) lines.push(`    ${s.side.padEnd(6)} stall ${String(s.stall_ms).padStart(3)} ms: ${s.false_barge_ins_per_stall}   ${s.paths_with_false.join('; ')}`);
-  lines.push('  the same server stalls, the reference padded with the silence the caller heard during the stall (proposed fix):');
+  lines.push('  the same server stalls, the reference padded with the silence the caller heard during the stall (as the engine does):');
   for (const s of p.server_stalls_with_padded_reference) lines.push(`    ${s.side.padEnd(6)} stall ${String(s.stall_ms).padStart(3)} ms: ${s.false_barge_ins_per_stall}   ${s.paths_with_false.join('; ')}`);
   return lines.join('\n');
 }
