@@ -1,10 +1,9 @@
 import type { AppContext } from '../app-context.js';
-import { getSessionById, loadAgentRow, loadStageAccounts, type SessionRow } from '../db/repos/voice-sessions.js';
+import { getSessionById, type SessionRow } from '../db/repos/voice-sessions.js';
 import { safeEqual, sha256Hex } from '../shared/crypto/tokens.js';
-import { stageAccountIds, stagesVerified } from './admission.js';
+import { connectRefusal } from './connect-checks.js';
 import { isDraining } from './draining.js';
 import { endSession } from './settlement.js';
-import { ACTIVE_SLOT_LEASE_MS, takeSlot } from './slots.js';
 
 /** Media-socket refusals (spec 4.7). */
 export const CloseCode = {
@@ -53,18 +52,11 @@ export async function activateSession(ctx: AppContext, sessionId: string, token:
       expiredUnused = true;
       return refuse(CloseCode.expired, 'ws_url expired');
     }
-    const agent = row.agent_id ? await loadAgentRow(tx, row.project_id, row.agent_id) : undefined;
-    if (!agent || !agent.is_active) return refuse(CloseCode.notConnectable, 'agent is not active');
-    const snapshot = row.pipeline_snapshot as Record<string, { account_id: string }>;
-    const accounts = await loadStageAccounts(tx, row.project_id, stageAccountIds(snapshot));
-    if (!stagesVerified({ pipeline_config: snapshot }, accounts)) {
-      pipelineDown = true;
-      return refuse(CloseCode.pipelineUnavailable, 'provider pipeline unavailable');
+    const refusal = await connectRefusal(ctx, tx, row, now);
+    if (refusal) {
+      pipelineDown = refusal.code === CloseCode.pipelineUnavailable;
+      return refuse(refusal.code, refusal.reason);
     }
-    // The slot taken at admission normally still stands; if its lease lapsed, take one again.
-    const [project] = await tx<{ max_concurrent_sessions: number }[]>`select max_concurrent_sessions from projects where id = ${row.project_id}`;
-    const slot = await takeSlot(ctx, row.project_id, row.id, project.max_concurrent_sessions, now.getTime() + ACTIVE_SLOT_LEASE_MS);
-    if (!slot.taken) return refuse(CloseCode.concurrency, 'concurrency limit reached');
     const [active] = await tx<SessionRow[]>`
       update voice_sessions set status = 'active', token_used_at = ${now}, token_hash = null,
         started_at = ${now}, media_connected_at = ${now}, node_id = ${nodeId},

@@ -1,11 +1,10 @@
 import type { AppContext } from '../app-context.js';
 import type { CarrierCallRow } from '../db/repos/carrier-calls.js';
-import { getSessionById, loadAgentRow, loadStageAccounts, type SessionRow } from '../db/repos/voice-sessions.js';
-import { stageAccountIds, stagesVerified } from '../sessions/admission.js';
+import { getSessionById, type SessionRow } from '../db/repos/voice-sessions.js';
+import { connectRefusal } from '../sessions/connect-checks.js';
 import { isDraining } from '../sessions/draining.js';
 import { type Activation, CloseCode, NODE_LEASE_MS } from '../sessions/lifecycle.js';
 import { endSession } from '../sessions/settlement.js';
-import { ACTIVE_SLOT_LEASE_MS, takeSlot } from '../sessions/slots.js';
 import { safeEqual, sha256Hex } from '../shared/crypto/tokens.js';
 
 // A carrier media stream's `start` turns into a running call here: activateSession's rules for
@@ -51,17 +50,11 @@ export async function activateCarrierStream(ctx: AppContext, start: StreamStart,
       expiredUnused = row.status === 'created';
       return refuse(CloseCode.expired, 'stream came too late');
     }
-    const agent = row.agent_id ? await loadAgentRow(tx, row.project_id, row.agent_id) : undefined;
-    if (!agent || !agent.is_active) return refuse(CloseCode.notConnectable, 'agent is not active');
-    const snapshot = row.pipeline_snapshot as Record<string, { account_id: string }>;
-    const accounts = await loadStageAccounts(tx, row.project_id, stageAccountIds(snapshot));
-    if (!stagesVerified({ pipeline_config: snapshot }, accounts)) {
-      pipelineDown = true;
-      return refuse(CloseCode.pipelineUnavailable, 'provider pipeline unavailable');
+    const refusal = await connectRefusal(ctx, tx, row, now);
+    if (refusal) {
+      pipelineDown = refusal.code === CloseCode.pipelineUnavailable;
+      return refuse(refusal.code, refusal.reason);
     }
-    const [project] = await tx<{ max_concurrent_sessions: number }[]>`select max_concurrent_sessions from projects where id = ${row.project_id}`;
-    const slot = await takeSlot(ctx, row.project_id, row.id, project.max_concurrent_sessions, now.getTime() + ACTIVE_SLOT_LEASE_MS);
-    if (!slot.taken) return refuse(CloseCode.concurrency, 'concurrency limit reached');
     const [active] = await tx<SessionRow[]>`
       update voice_sessions set status = 'active', token_used_at = ${now}, token_hash = null,
         started_at = coalesce(started_at, ${now}), media_connected_at = ${now}, node_id = ${nodeId},
