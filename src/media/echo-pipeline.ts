@@ -1,5 +1,6 @@
 import { EchoChain, type PcmMessage } from './native.js';
 import { FRAME_MS, type OutputQueue } from './output-queue.js';
+import { inChunks } from './input-chunks.js';
 
 /**
  * Messages are fed to the native chain in pieces of at most this many bytes: its output
@@ -35,15 +36,8 @@ export class EchoPipeline {
 
   /** Processes one caller message (even length) into `out`. Returns the 20 ms frames taken in. */
   push(message: PcmMessage, out: OutputQueue): number {
-    const bytes = message.byteLength;
-    if (bytes <= CHUNK_BYTES) return this.pushChunk(message, out);
-    const buffer = message instanceof ArrayBuffer ? message : message.buffer;
-    const base = message instanceof ArrayBuffer ? 0 : message.byteOffset;
-    let frames = 0;
-    for (let off = 0; off < bytes; off += CHUNK_BYTES) {
-      frames += this.pushChunk(new Uint8Array(buffer, base + off, Math.min(CHUNK_BYTES, bytes - off)), out);
-    }
-    return frames;
+    if (message.byteLength <= CHUNK_BYTES) return this.pushChunk(message, out);
+    return inChunks(message, CHUNK_BYTES, (chunk) => this.pushChunk(chunk, out));
   }
 
   private pushChunk(chunk: PcmMessage, out: OutputQueue): number {

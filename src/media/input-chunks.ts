@@ -1,4 +1,4 @@
-import type { PcmMessage } from '../media/native.js';
+import type { PcmMessage } from './native.js';
 
 /**
  * Feeds a caller message to `push` in pieces of at most `maxBytes` (the native channel's
