@@ -39,12 +39,22 @@ export async function takeSlot(ctx: AppContext, projectId: string, sessionId: st
   return { taken: false, retryAfterSeconds: Math.min(60, Math.max(1, Math.ceil((res - nowMs) / 1000))) };
 }
 
+/** Calls renewed per ZADD command. */
+const RENEW_BATCH = 1000;
+
 /** Renews leases of calls this node runs (unconditional: an active call keeps its slot). */
 export async function renewSlots(ctx: AppContext, entries: { projectId: string; sessionId: string }[], leaseUntilMs: number): Promise<void> {
-  if (entries.length === 0) return;
-  const pipe = ctx.redis.pipeline();
-  for (const e of entries) pipe.zadd(key(ctx, e.projectId), leaseUntilMs, e.sessionId);
-  await pipe.exec();
+  // One ZADD per project (up to RENEW_BATCH calls each) rather than one per call: per-call
+  // commands blocked the media node's event loop, and so its pacing, for 3–20 ms at 500–2,000 calls.
+  const batches = new Map<string, (string | number)[][]>();
+  for (const e of entries) {
+    let list = batches.get(e.projectId);
+    if (!list) batches.set(e.projectId, (list = [[]]));
+    if (list[list.length - 1].length >= 2 * RENEW_BATCH) list.push([]);
+    list[list.length - 1].push(leaseUntilMs, e.sessionId);
+  }
+  const commands = [...batches].flatMap(([projectId, list]) => list.map((args) => ctx.redis.zadd(key(ctx, projectId), ...args)));
+  await Promise.all(commands);
 }
 
 export async function releaseSlot(ctx: AppContext, projectId: string, sessionId: string): Promise<void> {
