@@ -6,10 +6,10 @@
 // media streams on /v2/carriers/twilio/stream (μ-law 8 kHz in base64 JSON, 8 kHz both ways),
 // against our media node and the same baseline parsing the JSON and μ-law in JS. Default sizes
 // 100,500,1000. The rows go under `carrier` in media.json; the web rows there are kept.
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, getPriority, loadavg } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, getPriority, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/env.js';
@@ -34,7 +34,21 @@ const MEASURE_MS = Number(process.env.BENCH_MEASURE_MS ?? 10000);
 const PG_BASE = process.env.TEST_DATABASE_BASE ?? 'postgres://postgres@127.0.0.1:5432';
 const dbName = `voice_bench_${process.pid}`;
 const redisPrefix = `vc:bench:${process.pid}:`;
-const env = { ...process.env, DATABASE_URL: `${PG_BASE}/${dbName}`, BENCH_REDIS_PREFIX: redisPrefix, LOG_LEVEL: 'silent' };
+// The load client: the C one (load-client.c, built here with the system's cc) for web sessions
+// unless BENCH_CLIENT=node; carrier sessions always use load-client.ts.
+const CLIENT = CARRIER ? 'node' : (process.env.BENCH_CLIENT ?? 'c');
+const nativeClient = join(tmpdir(), `voice-bench-load-client-${process.pid}`);
+if (CLIENT === 'c') execFileSync('cc', ['-O2', '-Wall', '-o', nativeClient, join(here, 'load-client.c'), '-lm'], { stdio: 'inherit' });
+// BENCH_PIN=1: each server on CPU 0 and the C client on CPU 1, so neither steals the other's core.
+const PIN = process.env.BENCH_PIN === '1';
+const env = {
+  ...process.env,
+  DATABASE_URL: `${PG_BASE}/${dbName}`,
+  BENCH_REDIS_PREFIX: redisPrefix,
+  LOG_LEVEL: 'silent',
+  BENCH_NATIVE_CLIENT: nativeClient,
+  BENCH_CLIENT_CPU: PIN ? '1' : '',
+};
 
 const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 // Extra node flags for the servers, e.g. `--perf-basic-prof --interpreted-frames-native-stack` for `perf record`.
@@ -79,7 +93,8 @@ async function measure(server: ServerKind, n: number, urlsFor: (port: number) =>
   const died = new Promise<never>((_, reject) => srv.once('exit', (code) => reject(new Error(`${server} server exited (${code})`))));
   died.catch(() => {});
   const { port } = await Promise.race([nextMessage<{ port: number }>(srv, (m) => m?.type === 'ready'), died]);
-  const client = child('load-client.ts');
+  if (PIN) execFileSync('taskset', ['-a', '-p', '-c', '0', String(srv.pid)], { stdio: 'ignore' });
+  const client = child(CLIENT === 'c' ? 'load-client-native.ts' : 'load-client.ts');
   await nextMessage(client, (m) => m?.type === 'ready');
   const { urls, carrier } = await urlsFor(port);
   const idle = await stats(srv, true);
@@ -128,7 +143,15 @@ const config = loadConfig(env);
 const ctx = await createContext(config, { log: createLogger('silent'), keyring: new Keyring([{ id: 'b', key: randomBytes(32) }]), redisPrefix });
 const rows: Row[] = [];
 // niceness of the benchmark (children inherit it) and a free-text note (BENCH_NOTE) on the conditions.
-const machine = { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? '', loadavg_at_start: loadavg().map((v) => round(v, 2)), niceness: getPriority(), note: process.env.BENCH_NOTE ?? '' };
+const machine = {
+  cpus: cpus().length,
+  cpu_model: cpus()[0]?.model ?? '',
+  loadavg_at_start: loadavg().map((v) => round(v, 2)),
+  niceness: getPriority(),
+  load_client: CLIENT,
+  pinned: PIN,
+  note: process.env.BENCH_NOTE ?? '',
+};
 try {
   const account = await createAccount(ctx, `bench-${process.pid}@example.com`, 'bench password 123', true);
   const project = await createProject(ctx, account.id, 'bench');
@@ -197,6 +220,7 @@ try {
 } finally {
   await closeContext(ctx);
   await dropDatabase(config.DATABASE_URL).catch(() => {});
+  rmSync(nativeClient, { force: true });
 }
 
 const pad = (v: unknown, w: number) => String(v).padStart(w);
