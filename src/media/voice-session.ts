@@ -6,11 +6,17 @@ import type { CallHost, CallPipeline } from './call-pipeline.js';
 import { Frames } from './control-frames.js';
 import { NativeError, type PcmMessage } from './native.js';
 import { FRAME_MS } from './output-queue.js';
-import { PACE_LEAD_MS, type Paced } from './pacer.js';
+import { PACE_LEAD_MS, PACER_TICK_MS, type Paced } from './pacer.js';
 import type { MediaTransport } from './transport.js';
 
 /** Above this many bytes waiting in the socket, the pacer holds frames back (backpressure). */
 export const MAX_BUFFERED_BYTES = 64 * 1024;
+/**
+ * The lead allowed to a send from the caller's message callback: one pacer tick more than the
+ * timer's, so a frame the next tick would send anyway leaves now, in the callback's cork, with
+ * the TCP ACK of the caller's audio, instead of a tick later in a write of its own.
+ */
+const CALLBACK_LEAD_MS = PACE_LEAD_MS + PACER_TICK_MS;
 
 export interface SessionHooks {
   /** Called once, after the transport closed, with how the call ended and its transcript. */
@@ -171,11 +177,11 @@ export class VoiceSession implements Paced {
       return -1;
     }
     if (this.endSignal) return -1;
-    if (!this.due(nowMs) || !this.pipeline.nextFrame()) return this.nextDue(nowMs);
+    if (!this.due(nowMs, PACE_LEAD_MS) || !this.pipeline.nextFrame()) return this.nextDue(nowMs);
     try {
       // One frame due (the usual visit: the lead allows one more): a single send is one write
       // without ws.cork(fn) and its C++ -> JS callback. Several are corked into one write.
-      if (this.playheadMs + 2 * FRAME_MS > nowMs + PACE_LEAD_MS) this.send(nowMs);
+      if (this.playheadMs + 2 * FRAME_MS > nowMs + PACE_LEAD_MS) this.send(nowMs, PACE_LEAD_MS);
       else {
         this.pacingNowMs = nowMs;
         this.transport.cork(this.flush);
@@ -189,9 +195,9 @@ export class VoiceSession implements Paced {
   /** Sends what is due without corking (the caller's socket callback already corks). Returns as pace() does. */
   private sendDue(nowMs: number): number {
     if (this.ending || !this.transport) return -1;
-    if (this.due(nowMs)) {
+    if (this.due(nowMs, CALLBACK_LEAD_MS)) {
       try {
-        this.send(nowMs);
+        this.send(nowMs, CALLBACK_LEAD_MS);
       } catch (err) {
         this.log.warn({ err, session_id: this.id }, 'media send failed');
       }
@@ -200,7 +206,7 @@ export class VoiceSession implements Paced {
   }
 
   /** Whether a frame may leave at `nowMs` (the lead allows it); moves an idle playhead up to now. */
-  private due(nowMs: number): boolean {
+  private due(nowMs: number, leadMs: number): boolean {
     this.stallSilenceMs = 0;
     if (this.playheadMs < nowMs) {
       // The far end ran dry at the playhead. The part a stall of this process caused is
@@ -209,7 +215,7 @@ export class VoiceSession implements Paced {
       this.stallSilenceMs = this.hooks.stalledMs(this.playheadMs, nowMs);
       this.playheadMs = nowMs;
     }
-    return this.playheadMs + FRAME_MS <= nowMs + PACE_LEAD_MS;
+    return this.playheadMs + FRAME_MS <= nowMs + leadMs;
   }
 
   /** When the next waiting frame may leave (`nowMs` if only backpressure holds it), or -1 when none waits. */
@@ -218,11 +224,11 @@ export class VoiceSession implements Paced {
     return Math.max(nowMs, this.playheadMs + FRAME_MS - PACE_LEAD_MS);
   }
 
-  private readonly flush = (): void => this.send(this.pacingNowMs);
+  private readonly flush = (): void => this.send(this.pacingNowMs, PACE_LEAD_MS);
 
-  private send(nowMs: number): void {
+  private send(nowMs: number, leadMs: number): void {
     const transport = this.transport!;
-    const limit = nowMs + PACE_LEAD_MS;
+    const limit = nowMs + leadMs;
     while (this.playheadMs + FRAME_MS <= limit) {
       const frame = this.pipeline.nextFrame();
       if (!frame) return;
