@@ -3,11 +3,9 @@
 // or that backlog is matched against audio sent after the stall. A far end that ran dry
 // because the pipeline had nothing to send (slow speech synthesis) is not a stall.
 import t from 'tap';
-import type { SessionRow } from '../../src/db/repos/voice-sessions.js';
 import type { CallHost, CallPipeline } from '../../src/media/call-pipeline.js';
 import { Pacer, STALL_MS } from '../../src/media/pacer.js';
-import type { MediaTransport } from '../../src/media/transport.js';
-import { VoiceSession, type SessionHooks } from '../../src/media/voice-session.js';
+import { pacedSession } from './paced-session.js';
 
 class FakePipeline implements CallPipeline {
   frames = 0;
@@ -36,47 +34,7 @@ class FakePipeline implements CallPipeline {
   droppedFrames = 0;
 }
 
-const transport: MediaTransport = {
-  sendAudio() {},
-  sendControl() {},
-  clearPlayback() {},
-  bufferedBytes: () => 0,
-  cork: (fn) => fn(),
-  close() {},
-};
-
-function setup(t: { teardown: (fn: () => void) => void }) {
-  let clock = 10_000;
-  const now = () => clock;
-  const pacer = new Pacer(now);
-  t.teardown(() => pacer.stop());
-  const pipeline = new FakePipeline(now);
-  const hooks: SessionHooks = {
-    ended() {},
-    kick: (s) => {
-      const at = s.pace(now());
-      if (at >= 0) pacer.wait(s, at);
-    },
-    waiting: (s, at) => pacer.wait(s, at),
-    poke: (ms) => pacer.poke(ms),
-    stalledMs: (from, to) => pacer.stalledMs(from, to),
-  };
-  const row = { id: 's1', project_id: 'p1', max_duration_seconds: 600 } as SessionRow;
-  const session = new VoiceSession(row, clock, pipeline, hooks, { warn() {} }, now);
-  pacer.add(session);
-  session.attach(transport);
-  /** Advance the clock in steps of `stepMs`, the pacer running at each (a live event loop). */
-  const run = (untilMs: number, stepMs = 5) => {
-    while (clock < untilMs) {
-      clock = Math.min(untilMs, clock + stepMs);
-      pacer.poke(clock);
-    }
-  };
-  const jump = (ms: number) => {
-    clock += ms; // nothing ran meanwhile: a stall
-  };
-  return { pipeline, session, pacer, hooks, run, jump, now };
-}
+const setup = (t: { teardown: (fn: () => void) => void }) => pacedSession(t, (now) => new FakePipeline(now));
 
 t.test('a stall while frames wait: the silence the far end played goes to the pipeline first', async (t) => {
   const s = setup(t);
