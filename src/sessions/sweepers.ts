@@ -1,5 +1,6 @@
 import type { AppContext } from '../app-context.js';
 import { endSession } from './settlement.js';
+import { runPeriodically } from '../shared/periodic.js';
 
 // Sweepers settle what nobody else will:
 // - a created session whose ws_url expired unused → failed / not_connected (hold and slot freed);
@@ -32,23 +33,15 @@ export async function sweepOnce(ctx: AppContext): Promise<SweepResult> {
   return { expired: expired.length, orphaned: orphaned.length };
 }
 
-/** Started by the worker role; returns its stop function. */
+/** Started by the worker role (a first sweep at once, then every interval); returns its stop function. */
 export function startSessionSweepers(ctx: AppContext, intervalMs = SWEEP_INTERVAL_MS): () => Promise<void> {
-  let running: Promise<unknown> | null = null;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = sweepOnce(ctx)
-      .then((r) => {
-        if (r.expired || r.orphaned) ctx.log.info(r, 'sessions swept');
-      })
-      .catch((err) => ctx.log.error({ err }, 'session sweep failed'))
-      .finally(() => {
-        running = null;
-      });
-  }, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  return runPeriodically(
+    async () => {
+      const r = await sweepOnce(ctx);
+      if (r.expired || r.orphaned) ctx.log.info(r, 'sessions swept');
+    },
+    intervalMs,
+    (err) => ctx.log.error({ err }, 'session sweep failed'),
+    { unref: true },
+  );
 }

@@ -5,6 +5,7 @@ import { endSession } from '../sessions/settlement.js';
 import { unavailableRecording } from './dial.js';
 import { dialQueue, DIAL_JOB } from './dial-queue.js';
 import { REQUEUE_AFTER_SECONDS, UNKNOWN_DIAL_GRACE_SECONDS } from './timing.js';
+import { runPeriodically } from '../shared/periodic.js';
 
 // What the telephony flows leave behind when a process, Redis or the carrier drops something:
 // - an admitted outbound call whose dial job was never queued (Redis down at admission) → queued again;
@@ -64,23 +65,15 @@ export async function sweepTelephonyOnce(ctx: AppContext): Promise<TelephonySwee
   return { requeued: waiting.length, unconfirmed: unconfirmed.length, noMedia: noMedia.length, keysForgotten };
 }
 
-/** Started by the worker role; returns its stop function. */
+/** Started by the worker role (a first sweep at once, then every interval); returns its stop function. */
 export function startTelephonySweeper(ctx: AppContext, intervalMs = TELEPHONY_SWEEP_INTERVAL_MS): () => Promise<void> {
-  let running: Promise<unknown> | null = null;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = sweepTelephonyOnce(ctx)
-      .then((r) => {
-        if (r.requeued || r.unconfirmed || r.noMedia) ctx.log.info(r, 'telephony swept');
-      })
-      .catch((err) => ctx.log.error({ err }, 'telephony sweep failed'))
-      .finally(() => {
-        running = null;
-      });
-  }, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  return runPeriodically(
+    async () => {
+      const r = await sweepTelephonyOnce(ctx);
+      if (r.requeued || r.unconfirmed || r.noMedia) ctx.log.info(r, 'telephony swept');
+    },
+    intervalMs,
+    (err) => ctx.log.error({ err }, 'telephony sweep failed'),
+    { unref: true },
+  );
 }
