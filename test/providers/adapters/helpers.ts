@@ -11,6 +11,13 @@ export async function failure(p: Promise<unknown> | (() => Promise<unknown>)): P
   throw new Error('expected a ProviderError');
 }
 
+/** Every item of an async iterable (provider events), in order. */
+export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const e of it) out.push(e);
+  return out;
+}
+
 export async function collectPcm(it: AsyncIterable<Int16Array>): Promise<{ pcm: Int16Array; chunks: number }> {
   const parts: Int16Array[] = [];
   for await (const c of it) parts.push(c);

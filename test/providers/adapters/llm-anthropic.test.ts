@@ -1,6 +1,5 @@
 import t from 'tap';
 import { AnthropicLlm } from '../../../src/providers/llm/anthropic.js';
-import { ProviderError } from '../../../src/providers/errors.js';
 import type { LlmEvent } from '../../../src/providers/types.js';
 import { WireFake } from '../../fakes/wire/server.js';
 import {
@@ -17,27 +16,12 @@ import {
   toolStart,
   writeMessageStream,
 } from '../../fakes/wire/anthropic.js';
+import { collect, failure, signal } from './helpers.js';
 
 const KEY = 'sk-ant-test-0123456789';
 const fake = await new WireFake().start();
 t.teardown(() => fake.close());
 const llm = (opts: Record<string, unknown> = {}) => new AnthropicLlm('claude-sonnet-4-5', { apiKey: KEY, baseUrl: fake.baseUrl, ...opts });
-const signal = () => new AbortController().signal;
-
-async function collect(it: AsyncIterable<LlmEvent>): Promise<LlmEvent[]> {
-  const out: LlmEvent[] = [];
-  for await (const e of it) out.push(e);
-  return out;
-}
-async function failure(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ProviderError) return err;
-    throw err;
-  }
-  throw new Error('expected a ProviderError');
-}
 
 t.test('streams text; headers, system mapping and body as documented', async (t) => {
   fake.on('POST /v1/messages', (_req, res) => writeMessageStream(res, textMessage(['Hello', ' world.'])));

@@ -1,9 +1,9 @@
 import t from 'tap';
 import { OpenAiLlm } from '../../../src/providers/llm/openai.js';
-import { ProviderError } from '../../../src/providers/errors.js';
 import type { LlmEvent } from '../../../src/providers/types.js';
 import { WireFake, sleep } from '../../fakes/wire/server.js';
 import { chatChunk, INVALID_KEY, openAiError, RATE_LIMITED, SERVER_ERROR, textStream, usageChunk, writeChatStream } from '../../fakes/wire/openai.js';
+import { collect, failure } from './helpers.js';
 
 const KEY = 'sk-test-0123456789abcdef';
 const fake = await new WireFake().start();
@@ -11,22 +11,6 @@ t.teardown(() => fake.close());
 
 const llm = (opts: Partial<ConstructorParameters<typeof OpenAiLlm>[1]> = {}) =>
   new OpenAiLlm('gpt-4.1-mini', { apiKey: KEY, baseUrl: fake.baseUrl, ...opts });
-
-async function collect(it: AsyncIterable<LlmEvent>): Promise<LlmEvent[]> {
-  const out: LlmEvent[] = [];
-  for await (const e of it) out.push(e);
-  return out;
-}
-
-async function failure(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ProviderError) return err;
-    throw err;
-  }
-  throw new Error('expected a ProviderError');
-}
 
 t.test('streams text deltas, then end with usage; request is what the API documents', async (t) => {
   fake.on('POST /v1/chat/completions', (_req, res) => writeChatStream(res, textStream(['Hello', ' there', '.'])));

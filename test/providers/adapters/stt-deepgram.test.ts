@@ -1,20 +1,13 @@
 import t from 'tap';
 import { DeepgramStt } from '../../../src/providers/stt/deepgram.js';
-import type { SttEvent } from '../../../src/providers/types.js';
 import { WireFake, sleep, type ReceivedSocket } from '../../fakes/wire/server.js';
 import { deepgramErrorBody, metadata, results, utteranceEnd } from '../../fakes/wire/deepgram.js';
-import { failure, ramp, signal } from './helpers.js';
+import { collect, failure, ramp, signal } from './helpers.js';
 
 const KEY = 'dg-live-test-key-98765';
 const fake = await new WireFake().start();
 t.teardown(() => fake.close());
 const stt = (opts: Record<string, unknown> = {}) => new DeepgramStt({ apiKey: KEY, baseUrl: fake.baseUrl, model: 'nova-3', ...opts });
-
-async function collect(it: AsyncIterable<SttEvent>): Promise<SttEvent[]> {
-  const out: SttEvent[] = [];
-  for await (const e of it) out.push(e);
-  return out;
-}
 
 /** Scripted Deepgram: answers audio with interim/final results; CloseStream → Metadata and close; Finalize → from_finalize final. */
 function liveServer(sock: ReceivedSocket) {

@@ -4,21 +4,14 @@ import { OpenAiStt } from '../../../src/providers/stt/openai.js';
 import { LocalPocketsphinxStt, resampleLinear } from '../../../src/providers/stt/local-pocketsphinx.js';
 import { LocalEspeakTts } from '../../../src/providers/tts/local-espeak.js';
 import { findLocalEngines } from '../../../src/providers/verify/local.js';
-import type { SttEvent } from '../../../src/providers/types.js';
 import { WireFake, jsonResponse, sleep } from '../../fakes/wire/server.js';
 import { INVALID_KEY, openAiError, parseMultipart, RATE_LIMITED } from '../../fakes/wire/openai.js';
-import { collectPcm, failure, ramp, signal } from './helpers.js';
+import { collect, collectPcm, failure, ramp, signal } from './helpers.js';
 
 const KEY = 'sk-stt-test-zyxwvu987654';
 const fake = await new WireFake().start();
 t.teardown(() => fake.close());
 const stt = (opts: Record<string, unknown> = {}) => new OpenAiStt({ apiKey: KEY, baseUrl: fake.baseUrl, model: 'gpt-4o-mini-transcribe', ...opts });
-
-async function collect(it: AsyncIterable<SttEvent>): Promise<SttEvent[]> {
-  const out: SttEvent[] = [];
-  for await (const e of it) out.push(e);
-  return out;
-}
 
 t.test('OpenAI: each commit uploads one WAV utterance as multipart; finals come back in order', async (t) => {
   let n = 0;
