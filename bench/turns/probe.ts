@@ -10,7 +10,7 @@ import { ChannelEvents, MediaChannel } from '../../src/media/native.js';
 import { speak } from '../../test/native/corpus.js';
 import { createRequire } from 'node:module';
 import { PlayoutEcho } from './echo.js';
-import { AGENT_VOICE, INTERRUPTIONS, LONG_ANSWER, RATE_IN_HZ, RATE_OUT_HZ, type EchoPath } from './scenarios.js';
+import { AGENT_VOICE, ECHO_PATHS, INTERRUPTIONS, LONG_ANSWER, RATE_IN_HZ, RATE_OUT_HZ, type EchoPath } from './scenarios.js';
 
 const FRAME_MS = 20;
 const LEAD_MS = 60;
@@ -145,15 +145,6 @@ export function callerClip(text: string, voice: string): Int16Array {
   return pcm.subarray(first);
 }
 
-export const PROBE_ECHOES: EchoPath[] = [
-  { delayMs: 20, attenuationDb: 10 },
-  { delayMs: 60, attenuationDb: 20 },
-  { delayMs: 100, attenuationDb: 10 },
-  { delayMs: 100, attenuationDb: 30 },
-  { delayMs: 150, attenuationDb: 20 },
-  { delayMs: 200, attenuationDb: 10 },
-  { delayMs: 200, attenuationDb: 30 },
-];
 
 export function runProbes(channel?: SimOptions['channel']) {
   const agent = agentSpeech();
@@ -167,7 +158,7 @@ export function runProbes(channel?: SimOptions['channel']) {
   });
 
   // 2. Echo only, no stalls: any interruption is false.
-  const echoNoStall = PROBE_ECHOES.map((echo) => ({ echo: `${echo.delayMs} ms -${echo.attenuationDb} dB`, false_barge_ins: simulate({ agent, echo, durationMs: agentMs + 1000, channel }).interruptionsMs.length }));
+  const echoNoStall = ECHO_PATHS.map((echo) => ({ echo: `${echo.delayMs} ms -${echo.attenuationDb} dB`, false_barge_ins: simulate({ agent, echo, durationMs: agentMs + 1000, channel }).interruptionsMs.length }));
 
   // 3. The same with one stall of the server's (or the caller's) event loop at 4, 8, 12 and 16 s.
   const stallRows = stallTable(agent, false, ['server', 'client'], channel);
@@ -183,13 +174,13 @@ export function stallTable(agent: Int16Array, padUnderruns: boolean, sides: SimS
     for (const ms of [40, 60, 100, 200, 400]) {
       let total = 0;
       const paths: string[] = [];
-      for (const echo of PROBE_ECHOES) {
+      for (const echo of ECHO_PATHS) {
         const stalls = [4000, 8000, 12000, 16000].filter((t) => t + ms < agentMs).map((atMs) => ({ side, atMs, ms }));
         const n = simulate({ agent, echo, stalls, durationMs: agentMs + 1000, padUnderruns, channel }).interruptionsMs.length;
         total += n / stalls.length;
         if (n) paths.push(`${echo.delayMs} ms -${echo.attenuationDb} dB: ${n}/${stalls.length}`);
       }
-      rows.push({ side, stall_ms: ms, false_barge_ins_per_stall: Math.round((total / PROBE_ECHOES.length) * 100) / 100, paths_with_false: paths });
+      rows.push({ side, stall_ms: ms, false_barge_ins_per_stall: Math.round((total / ECHO_PATHS.length) * 100) / 100, paths_with_false: paths });
     }
   }
   return rows;

@@ -65,6 +65,17 @@ export interface CallPlan {
 }
 
 /** The benchmark's mix of concurrent callers (one session each). */
+/** The echo paths of the false barge-in scenarios (and of the probe's stall runs). */
+export const ECHO_PATHS: EchoPath[] = [
+  { delayMs: 20, attenuationDb: 10 },
+  { delayMs: 60, attenuationDb: 20 },
+  { delayMs: 100, attenuationDb: 10 },
+  { delayMs: 100, attenuationDb: 30 },
+  { delayMs: 150, attenuationDb: 20 },
+  { delayMs: 200, attenuationDb: 10 },
+  { delayMs: 200, attenuationDb: 30 },
+];
+
 export function scenarioMix(scale: number): Scenario[] {
   const n = (k: number) => Math.max(1, Math.round(k * scale));
   const out: Scenario[] = [];
@@ -82,20 +93,11 @@ export function scenarioMix(scale: number): Scenario[] {
     { kind: 'hum', levelDbfs: -30 },
   ];
   for (const noise of noises) out.push({ kind: 'false', group: 'noise', name: `noise ${noise.kind} ${noise.levelDbfs} dBFS`, noise });
-  const echoes: EchoPath[] = [
-    { delayMs: 20, attenuationDb: 10 },
-    { delayMs: 60, attenuationDb: 20 },
-    { delayMs: 100, attenuationDb: 10 },
-    { delayMs: 100, attenuationDb: 30 },
-    { delayMs: 150, attenuationDb: 20 },
-    { delayMs: 200, attenuationDb: 10 },
-    { delayMs: 200, attenuationDb: 30 },
-  ];
-  for (const echo of echoes) out.push({ kind: 'false', group: 'echo', name: `echo ${echo.delayMs} ms -${echo.attenuationDb} dB`, echo });
+  for (const echo of ECHO_PATHS) out.push({ kind: 'false', group: 'echo', name: `echo ${echo.delayMs} ms -${echo.attenuationDb} dB`, echo });
   out.push({ kind: 'false', group: 'echo', name: 'echo 120 ms -15 dB + pink -45 dBFS', echo: { delayMs: 120, attenuationDb: 15 }, noise: { kind: 'pink', levelDbfs: -45 } });
   // The same paths through a constant-delay playout model (diagnostic: is it the engine or the echo model?).
   if (process.env.BENCH_PLAYOUT_ECHO !== '0') {
-    for (const echo of echoes) out.push({ kind: 'false', group: 'echo-playout', name: `echo ${echo.delayMs} ms -${echo.attenuationDb} dB (playout)`, echo: { ...echo, model: 'playout' } });
+    for (const echo of ECHO_PATHS) out.push({ kind: 'false', group: 'echo-playout', name: `echo ${echo.delayMs} ms -${echo.attenuationDb} dB (playout)`, echo: { ...echo, model: 'playout' } });
   }
   return out;
 }
