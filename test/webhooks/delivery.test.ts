@@ -1,9 +1,9 @@
 import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { createTenant } from '../helpers/fixtures.js';
-import { startReceiver, verifyDelivery, type Receiver } from '../fakes/receiver.js';
+import { verifyDelivery } from '../fakes/receiver.js';
 import { startWebhookWorkers } from '../../src/webhooks/index.js';
-import { createEndpoint, delivery, ping, sleep, waitForStatus } from './support.js';
+import { createEndpoint, delivery, ping, receiverPool, sleep, waitForStatus } from './support.js';
 
 // BullMQ workers against real Redis and real local receivers: signing, retries with one id,
 // Retry-After, redirects, dead letters, cancellation on disable.
@@ -11,17 +11,12 @@ import { createEndpoint, delivery, ping, sleep, waitForStatus } from './support.
 const h = await startHarness({ env: { WEBHOOK_RETRY_SCHEDULE_MS: '0,100,100,100' } });
 const tenant = await createTenant(h);
 const stop = await startWebhookWorkers(h.ctx, { concurrency: 4, sweepIntervalMs: 100, overdueGraceMs: 1000 });
-const receivers: Receiver[] = [];
+const { receiver, closeAll } = receiverPool();
 t.teardown(async () => {
   await stop();
-  await Promise.all(receivers.map((r) => r.close()));
+  await closeAll();
   await h.close();
 });
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-}
 
 t.test('a test ping arrives signed per Standard Webhooks', async (t) => {
   const rx = await receiver();

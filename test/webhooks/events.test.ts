@@ -1,9 +1,9 @@
 import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { createTenant } from '../helpers/fixtures.js';
-import { startReceiver, verifyDelivery, type Receiver } from '../fakes/receiver.js';
+import { verifyDelivery } from '../fakes/receiver.js';
 import { deliveryQueue, emitCallEvent, kickDeliveries, startWebhookWorkers } from '../../src/webhooks/index.js';
-import { createEndpoint, delivery, insertAgent, rotateAgentSecret, sessionDoc, sleep, waitForStatus } from './support.js';
+import { createEndpoint, delivery, insertAgent, receiverPool, rotateAgentSecret, sessionDoc, sleep, waitForStatus } from './support.js';
 
 // Call events through the outbox: who receives what, the agent's own webhook and secret, and
 // recovery of deliveries whose queue entry never existed or was lost.
@@ -12,17 +12,12 @@ const h = await startHarness({ env: { WEBHOOK_RETRY_SCHEDULE_MS: '0,100,100' } }
 const tenant = await createTenant(h);
 const workerOpts = { concurrency: 4, sweepIntervalMs: 100, overdueGraceMs: 300 };
 let stop = await startWebhookWorkers(h.ctx, workerOpts);
-const receivers: Receiver[] = [];
+const { receiver, closeAll } = receiverPool();
 t.teardown(async () => {
   await stop();
-  await Promise.all(receivers.map((r) => r.close()));
+  await closeAll();
   await h.close();
 });
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-}
 
 const transcript = [
   { role: 'user', text: 'hello', start_ms: 0, end_ms: 900 },

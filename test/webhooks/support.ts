@@ -1,8 +1,22 @@
 import type { Harness } from '../helpers/harness.js';
 import type { Tenant } from '../helpers/fixtures.js';
 import { newWebhookSecret } from '../../src/shared/crypto/tokens.js';
+import { startReceiver, type Receiver } from '../fakes/receiver.js';
 
 // Shared pieces of the webhook tests (not a test file itself).
+
+/** Local webhook receivers a test file starts as it goes, closed together at its end. */
+export function receiverPool() {
+  const started: Receiver[] = [];
+  return {
+    receiver: async (): Promise<Receiver> => {
+      const r = await startReceiver();
+      started.push(r);
+      return r;
+    },
+    closeAll: () => Promise.all(started.map((r) => r.close())),
+  };
+}
 
 export interface Endpoint {
   id: string;
