@@ -48,6 +48,21 @@ export function cpuMs(): { user: number; system: number } {
   return { user: u.user / 1000, system: u.system / 1000 };
 }
 
+/**
+ * A server child's side of the protocol: answers `stats` (CPU, RSS after an optional full GC,
+ * and what `counts` says), runs `exit` (default: exit at once), then says it is ready on `port`.
+ */
+export function serveBenchmark(port: number, counts: () => { sessions: number; droppedFrames: number }, exit: () => void = () => process.exit(0)): void {
+  process.on('message', (m: ToChild) => {
+    if (m.cmd === 'stats') {
+      const c = cpuMs();
+      const stats: ServerStats = { cpuUserMs: c.user, cpuSystemMs: c.system, rssBytes: rssBytes(m.gc), ...counts() };
+      process.send!({ type: 'stats', stats });
+    } else if (m.cmd === 'exit') exit();
+  });
+  process.send!({ type: 'ready', port });
+}
+
 /** Resolves with the next IPC message from `proc` that satisfies `pick`. */
 export function nextMessage<T>(proc: NodeJS.EventEmitter, pick: (m: any) => boolean): Promise<T> {
   return new Promise((resolve) => {

@@ -9,7 +9,7 @@ import { WebSocketServer } from 'ws';
 import speex from 'speex-resampler';
 // @ts-expect-error the package ships no types
 import fvadModule from '@echogarden/fvad-wasm';
-import { cpuMs, rssBytes, type ServerStats, type ToChild } from './ipc.js';
+import { serveBenchmark } from './ipc.js';
 import { mulawDecode, mulawEncode } from './mulaw.js';
 
 // CommonJS module: its class is the `default` property.
@@ -65,11 +65,4 @@ wss.on('connection', (ws) => {
 });
 await new Promise((r) => wss.once('listening', r));
 
-process.on('message', (m: ToChild) => {
-  if (m.cmd === 'stats') {
-    const c = cpuMs();
-    const stats: ServerStats = { cpuUserMs: c.user, cpuSystemMs: c.system, rssBytes: rssBytes(m.gc), sessions, droppedFrames: 0 };
-    process.send!({ type: 'stats', stats });
-  } else if (m.cmd === 'exit') process.exit(0);
-});
-process.send!({ type: 'ready', port: (wss.address() as { port: number }).port });
+serveBenchmark((wss.address() as { port: number }).port, () => ({ sessions, droppedFrames: 0 }));

@@ -1,7 +1,7 @@
 // Reference floor: a bare uWebSockets.js socket that sends each caller message straight back
 // (no framing, DSP, pacing or database). Our server's cost minus this is what the pipeline adds.
 import uWS from 'uWebSockets.js';
-import { cpuMs, rssBytes, type ServerStats, type ToChild } from './ipc.js';
+import { serveBenchmark } from './ipc.js';
 
 let sessions = 0;
 const app = uWS.App().ws('/*', {
@@ -12,11 +12,4 @@ const app = uWS.App().ws('/*', {
   close: () => void sessions--,
 });
 const port = await new Promise<number>((resolve) => app.listen('127.0.0.1', 0, (s) => resolve(uWS.us_socket_local_port(s as uWS.us_listen_socket))));
-process.on('message', (m: ToChild) => {
-  if (m.cmd === 'stats') {
-    const c = cpuMs();
-    const stats: ServerStats = { cpuUserMs: c.user, cpuSystemMs: c.system, rssBytes: rssBytes(m.gc), sessions, droppedFrames: 0 };
-    process.send!({ type: 'stats', stats });
-  } else if (m.cmd === 'exit') process.exit(0);
-});
-process.send!({ type: 'ready', port });
+serveBenchmark(port, () => ({ sessions, droppedFrames: 0 }));

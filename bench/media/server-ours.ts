@@ -6,7 +6,7 @@ import { twilioStreamRoute } from '../../src/carriers/twilio/stream-route.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { Keyring } from '../../src/shared/crypto/keyring.js';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { cpuMs, rssBytes, type ServerStats, type ToChild } from './ipc.js';
+import { serveBenchmark } from './ipc.js';
 
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', MEDIA_PIPELINE: 'echo' });
 const ctx = await createContext(config, {
@@ -18,19 +18,17 @@ const ctx = await createContext(config, {
 const nodeId = randomUUID();
 const server = await startMediaServer(ctx, { port: 0, host: '127.0.0.1', nodeId, routes: [twilioStreamRoute(ctx, nodeId)] });
 
-process.on('message', (m: ToChild) => {
-  if (m.cmd === 'stats') {
-    const c = cpuMs();
-    let dropped = 0;
-    for (const s of server.sessions.values()) dropped += s.droppedFrames;
-    const stats: ServerStats = { cpuUserMs: c.user, cpuSystemMs: c.system, rssBytes: rssBytes(m.gc), sessions: server.sessions.size, droppedFrames: dropped };
-    process.send!({ type: 'stats', stats });
-  } else if (m.cmd === 'exit') {
+serveBenchmark(
+  server.port,
+  () => {
+    let droppedFrames = 0;
+    for (const s of server.sessions.values()) droppedFrames += s.droppedFrames;
+    return { sessions: server.sessions.size, droppedFrames };
+  },
+  () =>
     void server.idle().then(async () => {
       await ctx.sql.end({ timeout: 2 });
       ctx.redis.disconnect();
       process.exit(0);
-    });
-  }
-});
-process.send!({ type: 'ready', port: server.port });
+    }),
+);
