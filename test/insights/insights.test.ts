@@ -109,7 +109,8 @@ t.test('output that is not a JSON object fails the analysis at once', async (t) 
   const insights = await insightsOf(id);
   t.same(insights, { status: 'failed', summary: null, success: null, data: {}, model: 'gpt-4.1-mini', completed_at: insights.completed_at, error: 'model output is not a JSON object' });
   t.equal(chatRequests().length - before, 1, 'not retried');
-  t.ok((await list('&has_insights=true')).includes(id), 'a failed analysis is still an insights record');
+  t.notOk((await list('&has_insights=true')).includes(id), 'a failed analysis produced no result: not has_insights=true');
+  t.ok((await list('&has_insights=false')).includes(id), 'but has_insights=false');
 });
 
 t.test('a provider failure is retried three times, then recorded as failed', async (t) => {

@@ -140,7 +140,12 @@ export async function listSessions(ctx: AppContext, projectId: string, f: Sessio
   const from = f.from ? sql`and created_at >= ${f.from}` : sql``;
   const to = f.to ? sql`and created_at <= ${f.to}` : sql``;
   const insights =
-    f.has_insights === true ? sql`and insights is not null` : f.has_insights === false ? sql`and insights is null` : sql``;
+    // Spec 2.7: true = the analysis produced a result; a failed analysis (stored so its error can be read) is not one.
+    f.has_insights === true
+      ? sql`and insights->>'status' = 'completed'`
+      : f.has_insights === false
+        ? sql`and (insights is null or insights->>'status' is distinct from 'completed')`
+        : sql``;
   return sql<SessionRow[]>`
     select * from voice_sessions where project_id = ${projectId} ${status} ${agent} ${from} ${to} ${insights}
     order by created_at desc, id desc limit ${f.limit} offset ${f.offset}`;
