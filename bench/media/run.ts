@@ -34,11 +34,9 @@ const MEASURE_MS = Number(process.env.BENCH_MEASURE_MS ?? 10000);
 const PG_BASE = process.env.TEST_DATABASE_BASE ?? 'postgres://postgres@127.0.0.1:5432';
 const dbName = `voice_bench_${process.pid}`;
 const redisPrefix = `vc:bench:${process.pid}:`;
-// The load client: the C one (load-client.c, built here with the system's cc) for web sessions
-// unless BENCH_CLIENT=node; carrier sessions always use load-client.ts.
-const CLIENT = CARRIER ? 'node' : (process.env.BENCH_CLIENT ?? 'c');
-const nativeClient = join(tmpdir(), `voice-bench-load-client-${process.pid}`);
-if (CLIENT === 'c') execFileSync('cc', ['-O2', '-Wall', '-o', nativeClient, join(here, 'load-client.c'), '-lm'], { stdio: 'inherit' });
+// The load client (load-client.c), built here with the system's cc.
+const clientBin = join(tmpdir(), `voice-bench-load-client-${process.pid}`);
+execFileSync('cc', ['-O2', '-Wall', '-o', clientBin, join(here, 'load-client.c'), '-lm'], { stdio: 'inherit' });
 // BENCH_PIN=1: each server on CPU 0 and the C client on CPU 1, so neither steals the other's core.
 const PIN = process.env.BENCH_PIN === '1';
 const env = {
@@ -46,7 +44,7 @@ const env = {
   DATABASE_URL: `${PG_BASE}/${dbName}`,
   BENCH_REDIS_PREFIX: redisPrefix,
   LOG_LEVEL: 'silent',
-  BENCH_NATIVE_CLIENT: nativeClient,
+  BENCH_CLIENT_BIN: clientBin,
   BENCH_CLIENT_CPU: PIN ? '1' : '',
 };
 
@@ -94,7 +92,7 @@ async function measure(server: ServerKind, n: number, urlsFor: (port: number) =>
   died.catch(() => {});
   const { port } = await Promise.race([nextMessage<{ port: number }>(srv, (m) => m?.type === 'ready'), died]);
   if (PIN) execFileSync('taskset', ['-a', '-p', '-c', '0', String(srv.pid)], { stdio: 'ignore' });
-  const client = child(CLIENT === 'c' ? 'load-client-native.ts' : 'load-client.ts');
+  const client = child('load-client.ts');
   await nextMessage(client, (m) => m?.type === 'ready');
   const { urls, carrier } = await urlsFor(port);
   const idle = await stats(srv, true);
@@ -148,7 +146,7 @@ const machine = {
   cpu_model: cpus()[0]?.model ?? '',
   loadavg_at_start: loadavg().map((v) => round(v, 2)),
   niceness: getPriority(),
-  load_client: CLIENT,
+  load_client: 'c',
   pinned: PIN,
   note: process.env.BENCH_NOTE ?? '',
 };
@@ -220,7 +218,7 @@ try {
 } finally {
   await closeContext(ctx);
   await dropDatabase(config.DATABASE_URL).catch(() => {});
-  rmSync(nativeClient, { force: true });
+  rmSync(clientBin, { force: true });
 }
 
 const pad = (v: unknown, w: number) => String(v).padStart(w);
