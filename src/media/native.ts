@@ -187,6 +187,8 @@ export const G711 = {
   mulawDecode: (law: Uint8Array, out = new Int16Array(law.length)) => (g711(1, law, out), out),
   alawEncode: (pcm: Int16Array, out = new Uint8Array(pcm.length)) => (g711(2, pcm, out), out),
   alawDecode: (law: Uint8Array, out = new Int16Array(law.length)) => (g711(3, law, out), out),
+  /** The μ-law of PCM16LE bytes as padded base64 text, written into `out` from `offset`; returns the characters written. */
+  mulawBase64: (pcm: Uint8Array, out: Uint8Array, offset: number): number => check(addon.mulawBase64(pcm, out, offset)),
 };
 
 export interface DtmfToneOptions { sampleRateHz: number; durationMs?: number; gapMs?: number; levelDbfs?: number }

@@ -39,3 +39,25 @@ t.test('sine round trip keeps ~38 dB SNR and is monotonic', async (t) => {
 t.test('short output buffers are rejected', async (t) => {
   t.throws(() => G711.mulawEncode(new Int16Array(10), new Uint8Array(5)), { code: 'VC_ERR_NATIVE_BUFFER_TOO_SMALL' });
 });
+
+t.test('mulawBase64: the μ-law of PCM16LE bytes as the base64 text Node would give', async (t) => {
+  const out = new Uint8Array(600);
+  for (const samples of [0, 1, 2, 3, 4, 5, 159, 160, 161]) {
+    const pcm = new Int16Array(samples);
+    for (let i = 0; i < samples; i++) pcm[i] = Math.round(30000 * Math.sin(i * 0.7)) - (i % 7) * 11;
+    const expected = Buffer.from(G711.mulawEncode(pcm)).toString('base64');
+    // Odd byte offsets too: the bytes need not be 16-bit aligned.
+    for (const at of [0, 1]) {
+      const bytes = new Uint8Array(samples * 2 + at).subarray(at);
+      bytes.set(new Uint8Array(pcm.buffer));
+      out.fill(0x2a);
+      const n = G711.mulawBase64(bytes, out, 7);
+      t.equal(Buffer.from(out.subarray(7, 7 + n)).toString('latin1'), expected, `${samples} samples at byte offset ${at}`);
+      t.equal(out[6], 0x2a, 'nothing written before the offset');
+      t.equal(out[7 + n], 0x2a, 'nor after the text');
+    }
+  }
+  t.throws(() => G711.mulawBase64(new Uint8Array(3), out, 0), { code: 'VC_ERR_NATIVE_INVALID_ARGUMENT' }, 'odd byte count');
+  t.throws(() => G711.mulawBase64(new Uint8Array(320), new Uint8Array(215), 0), { code: 'VC_ERR_NATIVE_BUFFER_TOO_SMALL' }, '160 samples need 216 characters');
+  t.throws(() => G711.mulawBase64(new Uint8Array(320), new Uint8Array(300), 100), { code: 'VC_ERR_NATIVE_BUFFER_TOO_SMALL' }, 'counting from the offset');
+});

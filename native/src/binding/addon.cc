@@ -54,9 +54,27 @@ static Napi::Value G711(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, static_cast<double>(n));
 }
 
+// mulawBase64(pcmBytes, out, offset): the mu-law of PCM16LE bytes as base64 text, written into
+// `out` from `offset`. Returns the characters written or -status.
+static Napi::Value MulawBase64(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  uint8_t* pcm = nullptr;
+  uint8_t* out = nullptr;
+  size_t nPcm = 0, nOut = 0;
+  const int offset = IntArg(info, 2, -1);
+  if (info.Length() < 3 || !U8(info[0], &pcm, &nPcm) || !U8(info[1], &out, &nOut) || offset < 0 || (nPcm & 1)) {
+    ThrowArg(env, "mulawBase64(pcmBytes, out, offset) expects an even-length Uint8Array, a Uint8Array and an offset");
+    return env.Undefined();
+  }
+  const size_t n = nPcm / 2, chars = (n + 2) / 3 * 4;
+  if (static_cast<size_t>(offset) > nOut || nOut - offset < chars) return Napi::Number::New(env, Neg(vc::Status::kBufferTooSmall));
+  return Napi::Number::New(env, static_cast<double>(vc::MulawBase64(pcm, n, out + offset)));
+}
+
 static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("statusTable", Napi::Function::New(env, StatusTable));
   exports.Set("g711", Napi::Function::New(env, G711));
+  exports.Set("mulawBase64", Napi::Function::New(env, MulawBase64));
   InitFramer(env, exports);
   InitResampler(env, exports);
   InitVad(env, exports);

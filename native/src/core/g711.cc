@@ -65,4 +65,21 @@ void AlawDecode(const uint8_t* in, size_t n, int16_t* out) {
   for (size_t i = 0; i < n; ++i) out[i] = AlawDecodeSample(in[i]);
 }
 
+size_t MulawBase64(const uint8_t* pcmLe, size_t n, uint8_t* out) {
+  static const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  auto law = [pcmLe](size_t i) {
+    return static_cast<uint32_t>(MulawEncodeSample(static_cast<int16_t>(pcmLe[2 * i] | pcmLe[2 * i + 1] << 8)));
+  };
+  size_t o = 0;
+  for (size_t i = 0; i < n; i += 3) {
+    const size_t k = n - i < 3 ? n - i : 3;
+    const uint32_t v = law(i) << 16 | (k > 1 ? law(i + 1) << 8 : 0) | (k > 2 ? law(i + 2) : 0);
+    out[o++] = kAlphabet[v >> 18 & 63];
+    out[o++] = kAlphabet[v >> 12 & 63];
+    out[o++] = k > 1 ? kAlphabet[v >> 6 & 63] : '=';
+    out[o++] = k > 2 ? kAlphabet[v & 63] : '=';
+  }
+  return o;
+}
+
 }  // namespace vc

@@ -15,6 +15,10 @@ import { buildClearMessage, buildMarkMessage, MULAW_SAMPLE_RATE_HZ } from './med
 export const TURN_COMPLETE_MARK = 'turn_complete';
 /** Caller audio decoded without allocating, up to this many samples per message (1 s). */
 const DECODE_SAMPLES = MULAW_SAMPLE_RATE_HZ;
+/** What closes a `media` message after its payload. */
+const MESSAGE_END = Buffer.from('"}}');
+/** Base64 characters for `bytes` bytes (padded). */
+const base64Chars = (bytes: number) => 4 * Math.ceil(bytes / 3);
 
 export interface TwilioSocketData {
   bridge: { onMessage(message: ArrayBuffer, isBinary: boolean): void; onClose(): void } | null;
@@ -23,13 +27,17 @@ export interface TwilioSocketData {
 export class TwilioTransport implements MediaTransport {
   private session: VoiceSession | null = null;
   private closed = false;
-  /** `{"event":"media","streamSid":"…","media":{"payload":"` — only the payload changes per frame. */
-  private readonly mediaPrefix: string;
+  /**
+   * The outgoing `media` message, built in place: `{"event":"media","streamSid":"…","media":{"payload":"`
+   * stays, the native codec writes the frame's μ-law as base64 after it, then `"}}`.
+   */
+  private message: Buffer;
+  private readonly prefixBytes: number;
+  /** `message` cut to the last frame size sent (frames are all 20 ms: made once). */
+  private messageView: Buffer;
+  private messageChars = -1;
   private readonly pcm = new Int16Array(DECODE_SAMPLES);
   private readonly pcmBytes: Uint8Array[] = [];
-  private law = new Uint8Array(MULAW_SAMPLE_RATE_HZ / 50);
-  private lawBuffer = Buffer.from(this.law.buffer);
-  private readonly frameViews = new WeakMap<Uint8Array, Int16Array>();
   /** Media messages dropped because they were not inbound caller audio at 8 kHz μ-law. */
   droppedMessages = 0;
 
@@ -37,7 +45,11 @@ export class TwilioTransport implements MediaTransport {
     private readonly ws: WebSocket<TwilioSocketData>,
     readonly streamSid: string,
   ) {
-    this.mediaPrefix = `{"event":"media","streamSid":${JSON.stringify(streamSid)},"media":{"payload":"`;
+    const prefix = Buffer.from(`{"event":"media","streamSid":${JSON.stringify(streamSid)},"media":{"payload":"`);
+    this.prefixBytes = prefix.length;
+    this.message = Buffer.alloc(this.prefixBytes + base64Chars(MULAW_SAMPLE_RATE_HZ / 50) + MESSAGE_END.length);
+    prefix.copy(this.message);
+    this.messageView = this.message;
   }
 
   /** The call this stream carries; audio before it is attached is dropped. */
@@ -64,20 +76,20 @@ export class TwilioTransport implements MediaTransport {
 
   sendAudio(frame: Uint8Array): void {
     if (this.closed) return;
-    const samples = frame.byteLength >> 1;
-    let pcm = this.frameViews.get(frame);
-    if (!pcm) {
-      pcm = frame.byteOffset % 2 === 0
-        ? new Int16Array(frame.buffer, frame.byteOffset, samples)
-        : new Int16Array(Uint8Array.from(frame).buffer, 0, samples);
-      if (frame.byteOffset % 2 === 0) this.frameViews.set(frame, pcm);
+    const chars = base64Chars(frame.byteLength >> 1);
+    const end = this.prefixBytes + chars;
+    if (chars !== this.messageChars) {
+      if (this.message.length < end + MESSAGE_END.length) {
+        const bigger = Buffer.alloc(end + MESSAGE_END.length);
+        this.message.copy(bigger, 0, 0, this.prefixBytes);
+        this.message = bigger;
+      }
+      this.messageView = this.message.subarray(0, end + MESSAGE_END.length);
+      this.messageChars = chars;
     }
-    if (this.law.length < samples) {
-      this.law = new Uint8Array(samples);
-      this.lawBuffer = Buffer.from(this.law.buffer);
-    }
-    G711.mulawEncode(pcm, this.law.subarray(0, samples));
-    this.ws.send(`${this.mediaPrefix}${this.lawBuffer.toString('base64', 0, samples)}"}}`, false);
+    G711.mulawBase64(frame, this.message, this.prefixBytes);
+    MESSAGE_END.copy(this.message, end);
+    this.ws.send(this.messageView, false);
   }
 
   sendControl(frame: Record<string, unknown>): void {
