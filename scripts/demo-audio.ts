@@ -2,7 +2,7 @@
 // rate with the native resampler) and the two-channel WAV of the call.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { Resampler } from '../src/media/native.js';
+import { Resampler } from '../src/audio/native.js';
 import { WavStripper } from '../src/providers/tts/pcm.js';
 
 /** One sentence spoken by espeak-ng, as PCM16 mono at `rateHz`. */

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import SR from 'speex-resampler';
-import { BargeInDetector, EchoChain, Framer, G711, MediaChannel, Resampler, Vad, nativeDebug } from '../../src/media/native.js';
+import { BargeInDetector, EchoChain, Framer, G711, MediaChannel, Resampler, Vad, nativeDebug } from '../../src/audio/native.js';
 import { FRAME_MS, NOISE_KINDS, agentTrack, echoOf, f1, median, mix, noise, onsetLatenciesMs, rocAuc, speechTrack, toInt16 } from '../../test/native/corpus.js';
 import { SileroVad, WebRtcScore, WebRtcVad } from './baselines.js';
 

@@ -1,5 +1,5 @@
 // A constant-delay echo path: what a handset's loudspeaker puts back into its microphone.
-import { Resampler } from '../../src/media/native.js';
+import { Resampler } from '../../src/audio/native.js';
 import { RATE_IN_HZ, RATE_OUT_HZ, type EchoPath } from './scenarios.js';
 
 const FRAME_SAMPLES = RATE_IN_HZ / 50;

@@ -6,7 +6,7 @@
 // engine does by itself from what a loaded machine does to it (npx tsx bench/turns/probe.ts).
 import { DEFAULT_INTERRUPTION, nativeBargeIn } from '../../src/conversation/interruption.js';
 import { SentenceSplitter } from '../../src/providers/llm/sentences.js';
-import { ChannelEvents, MediaChannel } from '../../src/media/native.js';
+import { ChannelEvents, MediaChannel } from '../../src/audio/native.js';
 import { speak } from '../../test/native/corpus.js';
 import { createRequire } from 'node:module';
 import { PlayoutEcho } from './echo.js';

@@ -1,4 +1,4 @@
-import type { Ambience } from '../media/native.js';
+import type { Ambience } from '../audio/native.js';
 import { FRAME_MS } from '../media/output-queue.js';
 
 // The agent's side of the call at the output rate: turns of synthesized speech, cut into

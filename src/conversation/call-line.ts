@@ -1,7 +1,7 @@
-import { Ambience, MediaChannel, type AmbienceKind, type PcmMessage } from '../media/native.js';
+import { Ambience, MediaChannel, type AmbienceKind, type PcmMessage } from '../audio/native.js';
 import { AgentAudio, type AgentAudioEvents } from './agent-audio.js';
 import type { CallConfig } from './call-config.js';
-import { inChunks } from '../media/input-chunks.js';
+import { inChunks } from '../audio/input-chunks.js';
 import { nativeBargeIn, type InterruptionOptions } from './interruption.js';
 
 /** Caller messages go to the native channel in pieces of at most this many bytes. */

@@ -1,5 +1,5 @@
 import type { CallHost, CallPipeline } from '../media/call-pipeline.js';
-import { ChannelEvents, dtmfGenerate, type MediaChannel, type PcmMessage } from '../media/native.js';
+import { ChannelEvents, dtmfGenerate, type MediaChannel, type PcmMessage } from '../audio/native.js';
 import { isProviderError, ProviderError } from '../providers/errors.js';
 import { SentenceSplitter } from '../providers/llm/sentences.js';
 import type { LlmMessage, LlmToolCall, SttSession } from '../providers/types.js';

@@ -1,4 +1,4 @@
-import type { BargeInOptions } from '../media/native.js';
+import type { BargeInOptions } from '../audio/native.js';
 
 /**
  * How barge-in behaves (LiveKit-style InterruptionOptions). The native echo-aware detector

@@ -1,5 +1,5 @@
 import type { CallHost, CallPipeline } from '../media/call-pipeline.js';
-import { ChannelEvents, dtmfGenerate, type MediaChannel, type PcmMessage } from '../media/native.js';
+import { ChannelEvents, dtmfGenerate, type MediaChannel, type PcmMessage } from '../audio/native.js';
 import { isProviderError, ProviderError } from '../providers/errors.js';
 import type { LlmToolCall, RealtimeEvent, RealtimeSession, RealtimeSessionConfig, RealtimeTurnDetection } from '../providers/types.js';
 import type { TranscriptEntry } from '../webhooks/index.js';

@@ -1,4 +1,4 @@
-import { Resampler } from '../media/native.js';
+import { Resampler } from '../audio/native.js';
 import { abortedError, isProviderError, ProviderError } from '../providers/errors.js';
 import type { StageAdapters } from '../providers/registry.js';
 import { concatPcm } from '../providers/tts/pcm.js';

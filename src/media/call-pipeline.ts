@@ -1,6 +1,6 @@
 import type { TranscriptEntry } from '../webhooks/index.js';
 import type { EndReason, EndSignal } from '../sessions/settlement.js';
-import type { PcmMessage } from './native.js';
+import type { PcmMessage } from '../audio/native.js';
 
 // What runs a call behind a transport: the echo pipeline (load tests) or the conversation
 // engine. The session (voice-session.ts) feeds it caller audio and pulls paced frames from it;

@@ -1,7 +1,7 @@
 import type { TranscriptEntry } from '../webhooks/index.js';
 import type { CallPipeline } from './call-pipeline.js';
 import { EchoPipeline } from './echo-pipeline.js';
-import type { PcmMessage } from './native.js';
+import type { PcmMessage } from '../audio/native.js';
 import { OutputQueue } from './output-queue.js';
 
 /** Output waiting beyond this is dropped oldest-first: the client is not reading (backpressure). */

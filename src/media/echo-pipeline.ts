@@ -1,6 +1,6 @@
-import { EchoChain, type PcmMessage } from './native.js';
+import { EchoChain, type PcmMessage } from '../audio/native.js';
 import { FRAME_MS, type OutputQueue } from './output-queue.js';
-import { inChunks } from './input-chunks.js';
+import { inChunks } from '../audio/input-chunks.js';
 
 /**
  * Messages are fed to the native chain in pieces of at most this many bytes: its output

@@ -4,7 +4,7 @@ import type { TranscriptEntry } from '../webhooks/index.js';
 import { CloseCode } from '../sessions/lifecycle.js';
 import type { CallHost, CallPipeline } from './call-pipeline.js';
 import { Frames } from './control-frames.js';
-import { NativeError, type PcmMessage } from './native.js';
+import { NativeError, type PcmMessage } from '../audio/native.js';
 import { FRAME_MS } from './output-queue.js';
 import { PACE_LEAD_MS, PACER_TICK_MS, type Paced } from './pacer.js';
 import type { MediaTransport } from './transport.js';

@@ -37,9 +37,9 @@ t.test('μ-law encoder: reference values and round trip within the quantisation 
 });
 
 t.test('μ-law encoder agrees with the native codec (when the addon is built)', async (t) => {
-  let G711: typeof import('../../src/media/native.js').G711;
+  let G711: typeof import('../../src/audio/native.js').G711;
   try {
-    ({ G711 } = await import('../../src/media/native.js'));
+    ({ G711 } = await import('../../src/audio/native.js'));
   } catch {
     t.skip('native addon not built', async () => {});
     return;

@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import { Resampler } from '../../src/media/native.js';
+import { Resampler } from '../../src/audio/native.js';
 
 // A scripted caller on the real media socket: sends 20 ms PCM16 frames in real time (silence
 // when its script is empty), records every frame and control message it receives, and can

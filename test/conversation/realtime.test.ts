@@ -4,7 +4,7 @@ import { startProviderFakes } from '../fakes/wire/providers.js';
 import { WireFake, type ReceivedSocket } from '../fakes/wire/server.js';
 import { INVALID_KEY } from '../fakes/wire/openai.js';
 import { realtimeError, type RealtimeScript } from '../fakes/wire/openai-realtime.js';
-import { DtmfDetector } from '../../src/media/native.js';
+import { DtmfDetector } from '../../src/audio/native.js';
 import { call, sessionRow, setupAgent, speech, startAgentMedia, verifiedAccount } from './fixtures.js';
 
 // Whole calls in `pipeline_mode: realtime` through the real media socket against the OpenAI

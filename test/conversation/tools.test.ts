@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
-import { DtmfDetector } from '../../src/media/native.js';
+import { DtmfDetector } from '../../src/audio/native.js';
 import { chatChunk, openAiError, writeChatStream } from '../fakes/wire/openai.js';
 import { call, isAssistant, isUser, openAiPipeline, sessionRow, setupAgent, speech, startCallTests } from './fixtures.js';
 

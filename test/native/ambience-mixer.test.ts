@@ -1,6 +1,6 @@
 // Ambience levels/spectra and the mixer's clipping protection.
 import t from 'tap';
-import { Ambience, Mixer } from '../../src/media/native.js';
+import { Ambience, Mixer } from '../../src/audio/native.js';
 
 const rmsDb = (x: Int16Array) => 10 * Math.log10(x.reduce((a, v) => a + v * v, 0) / x.length / 32768 ** 2 + 1e-20);
 

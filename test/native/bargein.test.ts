@@ -2,7 +2,7 @@
 // 20-200 ms) must not count as caller speech; real caller speech over the
 // echo must; short bursts never interrupt. Also end to end via MediaChannel.
 import t from 'tap';
-import { BargeInDetector, BargeInEvents, ChannelEvents, MediaChannel } from '../../src/media/native.js';
+import { BargeInDetector, BargeInEvents, ChannelEvents, MediaChannel } from '../../src/audio/native.js';
 import { FRAME_MS, agentTrack, echoOf, noise, speechTrack, toInt16 } from './corpus.js';
 
 const RATE = 16000;

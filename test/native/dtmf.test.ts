@@ -1,6 +1,6 @@
 // DTMF: all 16 digits generated and detected in noise; no talk-off on speech.
 import t from 'tap';
-import { DtmfDetector, dtmfGenerate } from '../../src/media/native.js';
+import { DtmfDetector, dtmfGenerate } from '../../src/audio/native.js';
 import { noise, speechTrack, toInt16 } from './corpus.js';
 
 const KEYS = '123A456B789C*0#D';

@@ -1,7 +1,7 @@
 // EchoChain (framer -> VAD -> resampler in one call) gives exactly what the three
 // separate classes give, for any message split.
 import t from 'tap';
-import { EchoChain, Framer, NativeError, Resampler, Vad } from '../../src/media/native.js';
+import { EchoChain, Framer, NativeError, Resampler, Vad } from '../../src/audio/native.js';
 import { rng } from './corpus.js';
 
 function signal(n: number, seed: number): Buffer {

@@ -1,7 +1,7 @@
 // Framer and MediaChannel: exact lengths and continuity across arbitrary
 // message splits; odd/oversized input is an error with a stable code.
 import t from 'tap';
-import { Framer, MediaChannel, NativeError } from '../../src/media/native.js';
+import { Framer, MediaChannel, NativeError } from '../../src/audio/native.js';
 import { rng } from './corpus.js';
 
 function ramp(n: number): Buffer {

@@ -1,6 +1,6 @@
 // G.711 mu-law and A-law: code round trips, reference values, quantisation SNR.
 import t from 'tap';
-import { G711 } from '../../src/media/native.js';
+import { G711 } from '../../src/audio/native.js';
 
 t.test('every code decodes and re-encodes to itself', async (t) => {
   const codes = Uint8Array.from({ length: 256 }, (_, i) => i);

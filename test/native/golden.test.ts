@@ -3,7 +3,7 @@
 // Regenerate (only for a deliberate change of the filters) with GOLDEN_PRINT=1.
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { MediaChannel, Resampler, nativeDebug, type ResamplerQuality } from '../../src/media/native.js';
+import { MediaChannel, Resampler, nativeDebug, type ResamplerQuality } from '../../src/audio/native.js';
 import { rng } from './corpus.js';
 
 const RATIOS: [number, number][] = [

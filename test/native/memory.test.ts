@@ -1,7 +1,7 @@
 // Per-session native memory: resampler filter tables are shared per (in, out, quality),
 // and instance state is sized by the largest call, not by the 64 KiB message limit.
 import t from 'tap';
-import { Framer, MediaChannel, Resampler, nativeDebug } from '../../src/media/native.js';
+import { Framer, MediaChannel, Resampler, nativeDebug } from '../../src/audio/native.js';
 
 t.test('resamplers of one ratio and quality share one filter table', async (t) => {
   // 12 kHz -> 32 kHz is used by no other test in this process, so its table is new here.

@@ -2,7 +2,7 @@
 // frequency response / aliasing, measured the same way for speex-resampler.
 import t from 'tap';
 import SR from 'speex-resampler';
-import { Resampler } from '../../src/media/native.js';
+import { Resampler } from '../../src/audio/native.js';
 import { rng } from './corpus.js';
 
 const Speex: any = (SR as any).default ?? SR;

@@ -1,7 +1,7 @@
 // VAD accuracy on the generated corpus (espeak-ng speech + noise at 0-20 dB
 // SNR) with stated thresholds, and state-machine behaviour on hum and clicks.
 import t from 'tap';
-import { Vad, VadEvents } from '../../src/media/native.js';
+import { Vad, VadEvents } from '../../src/audio/native.js';
 import { FRAME_MS, NOISE_KINDS, f1, median, mix, noise, onsetLatenciesMs, rocAuc, speechTrack, toInt16 } from './corpus.js';
 
 // Stated thresholds (issue targets: AUC >= 0.96 at 10 dB and >= 0.85 at 0 dB

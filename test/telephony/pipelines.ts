@@ -1,6 +1,6 @@
 import type { CallHost, CallPipeline } from '../../src/media/call-pipeline.js';
 import { EchoCall } from '../../src/media/echo-call.js';
-import type { PcmMessage } from '../../src/media/native.js';
+import type { PcmMessage } from '../../src/audio/native.js';
 import { OutputQueue } from '../../src/media/output-queue.js';
 import type { SessionRow } from '../../src/db/repos/voice-sessions.js';
 

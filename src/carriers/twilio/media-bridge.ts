@@ -1,5 +1,5 @@
 import type { WebSocket } from 'uWebSockets.js';
-import { G711 } from '../../media/native.js';
+import { G711 } from '../../audio/native.js';
 import type { MediaTransport } from '../../media/transport.js';
 import type { VoiceSession } from '../../media/voice-session.js';
 import { buildClearMessage, buildMarkMessage, MULAW_SAMPLE_RATE_HZ } from './media-stream-protocol.js';
