@@ -1,7 +1,7 @@
-import type { AppContext } from './app-context.js';
+import type { AppContext } from './shared/app-context.js';
 import type { Config } from './config/env.js';
 import { migrate } from './db/migrate.js';
-import { createSql, ensureDatabase } from './db/sql.js';
+import { createSql, ensureDatabase } from './shared/sql.js';
 import { systemClock } from './shared/clock.js';
 import { loadKeyring } from './shared/crypto/keyring.js';
 import { createLogger, type Logger } from './shared/logger.js';

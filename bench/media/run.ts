@@ -14,7 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/env.js';
 import { closeContext, createContext } from '../../src/context.js';
-import { dropDatabase } from '../../src/db/sql.js';
+import { dropDatabase } from '../../src/shared/sql.js';
 import { createAccount } from '../../src/db/repos/accounts.js';
 import { createProject, setProjectLimits } from '../../src/db/repos/projects.js';
 import { admitCall, admitSession } from '../../src/sessions/admission.js';

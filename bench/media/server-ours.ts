@@ -1,8 +1,8 @@
 // Our media node (uWebSockets.js + native pipeline) as a benchmark child process.
 import { loadConfig } from '../../src/config/env.js';
 import { createContext } from '../../src/context.js';
-import { startMediaServer } from '../../src/media/server.js';
-import { twilioStreamRoute } from '../../src/carriers/twilio/stream-route.js';
+import { startMediaNode } from '../../src/roles/media.js';
+import { twilioStreamRoute } from '../../src/media/twilio-stream-route.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { Keyring } from '../../src/shared/crypto/keyring.js';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -16,7 +16,7 @@ const ctx = await createContext(config, {
 });
 // The Twilio stream route registered as src/roles/media.ts does (carrier sessions, --carrier).
 const nodeId = randomUUID();
-const server = await startMediaServer(ctx, { port: 0, host: '127.0.0.1', nodeId, routes: [twilioStreamRoute(ctx, nodeId)] });
+const server = await startMediaNode(ctx, { port: 0, host: '127.0.0.1', nodeId, routes: [twilioStreamRoute(ctx, nodeId)] });
 
 serveBenchmark(
   server.port,

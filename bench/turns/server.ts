@@ -8,7 +8,7 @@ import { createContext } from '../../src/context.js';
 import { CascadeCall, type InterruptionOptions } from '../../src/conversation/index.js';
 import { Phrases } from '../../src/conversation/phrases.js';
 import { SentenceSplitter } from '../../src/providers/llm/sentences.js';
-import { startMediaServer } from '../../src/media/server.js';
+import { startMediaNode } from '../../src/roles/media.js';
 import { Keyring } from '../../src/shared/crypto/keyring.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { benchAdapters } from './fakes.js';
@@ -45,7 +45,7 @@ for (const p of Object.values(Phrases)) tts.clip(p);
 
 const interruption = process.env.BENCH_INTERRUPTION ? (JSON.parse(process.env.BENCH_INTERRUPTION) as Partial<InterruptionOptions>) : undefined;
 const answers: AnswerSample[] = [];
-const server = await startMediaServer(ctx, {
+const server = await startMediaNode(ctx, {
   port: 0,
   host: '127.0.0.1',
   pipeline: 'agent',

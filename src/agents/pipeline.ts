@@ -1,8 +1,8 @@
 import { findProviderAccounts, type Tx } from '../db/repos/provider-accounts.js';
-import { catalogueEntry, offersModel, offersStage, type Stage } from '../providers/catalogue.js';
-import { toFieldErrors } from '../control/validation.js';
+import { catalogueEntry, offersModel, offersStage, type Stage } from '../contract/catalogue.js';
+import { toFieldErrors } from '../contract/validation.js';
 import { errors, type FieldError } from '../shared/errors.js';
-import { CascadeConfig, RealtimeConfig, type PipelineConfig, type PipelineMode } from '../control/schemas/agents.js';
+import { CascadeConfig, RealtimeConfig, type PipelineConfig, type PipelineMode } from '../contract/agents.js';
 
 // pipeline_config is checked in two steps: its shape for the mode (strict: a stray key is a
 // 422 naming it), then each stage's account: in the project, not deleted, verified, and its

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../app-context.js';
-import type { AgentCreate, AgentUpdate } from '../control/schemas/agents.js';
+import type { AppContext } from '../shared/app-context.js';
+import type { AgentCreate, AgentUpdate } from '../contract/agents.js';
 import {
   countAgentCalls,
   getAgentRow,
@@ -16,7 +16,7 @@ import { outboundUrlProblem } from '../providers/url.js';
 import { newWebhookSecret } from '../shared/crypto/tokens.js';
 import { errors, type FieldError } from '../shared/errors.js';
 import { validatePipeline } from './pipeline.js';
-import { assertStorableText } from './text.js';
+import { assertStorableText } from '../contract/text.js';
 
 // Agent operations shared by both doors (spec 4.1–4.2, contract §4).
 

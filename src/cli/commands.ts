@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { createAccount, setAccountFlag } from '../db/repos/accounts.js';
 import { createApiKey } from '../db/repos/api-keys.js';
 import { createProject, setProjectLimits } from '../db/repos/projects.js';
-import { SCOPES, type Scope } from '../control/auth/scopes.js';
-import { reencryptAll } from '../shared/crypto/reencrypt.js';
+import { SCOPES, type Scope } from '../contract/scopes.js';
+import { reencryptAll } from './reencrypt.js';
 import { walletCredit } from '../sessions/wallet.js';
 import { optionalInt, required } from './args.js';
 

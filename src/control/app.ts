@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { installDocs } from './docs-page.js';
 import { ApiDocs } from './openapi.js';
 import { installErrorHandler } from './plugins/error-handler.js';

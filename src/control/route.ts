@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { errors } from '../shared/errors.js';
 import { authenticateApiKey, requireScope, type ApiKeyCaller } from './auth/api-key.js';
 import { authenticateBearer, loadOwnedProject, type ConsoleCaller } from './auth/console-session.js';
 import { rateHeaders, takeRequest } from './auth/rate-limit.js';
-import type { Scope } from './auth/scopes.js';
+import type { Scope } from '../contract/scopes.js';
 import type { ApiDocs } from './openapi.js';
-import { parseInput } from './validation.js';
+import { parseInput } from '../contract/validation.js';
 
 // Every route is declared once with its zod schemas: the same declaration validates the
 // request, authenticates the caller and documents the route in /openapi.json.

@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import type { SessionRow } from '../db/repos/voice-sessions.js';
 import { getProviderApiKey } from '../db/repos/provider-accounts.js';
 import { PipelineUnavailable } from '../media/pipelines.js';

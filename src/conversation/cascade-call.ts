@@ -3,7 +3,7 @@ import { ChannelEvents, dtmfGenerate, type MediaChannel, type PcmMessage } from 
 import { isProviderError, ProviderError } from '../providers/errors.js';
 import { SentenceSplitter } from '../providers/llm/sentences.js';
 import type { LlmMessage, LlmToolCall, SttSession } from '../providers/types.js';
-import type { TranscriptEntry } from '../webhooks/index.js';
+import type { TranscriptEntry } from '../contract/events.js';
 import { AgentTurn, type AgentAudio } from './agent-audio.js';
 import { CallBehaviours } from './behaviours.js';
 import { CallLine } from './call-line.js';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import type { SessionRow } from '../db/repos/voice-sessions.js';
 import type { CallPipeline } from '../media/call-pipeline.js';
 import type { PipelineLog } from '../media/pipelines.js';

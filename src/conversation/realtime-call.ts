@@ -2,7 +2,7 @@ import type { CallHost, CallPipeline } from '../media/call-pipeline.js';
 import { ChannelEvents, dtmfGenerate, type MediaChannel, type PcmMessage } from '../audio/native.js';
 import { isProviderError, ProviderError } from '../providers/errors.js';
 import type { LlmToolCall, RealtimeEvent, RealtimeSession, RealtimeSessionConfig, RealtimeTurnDetection } from '../providers/types.js';
-import type { TranscriptEntry } from '../webhooks/index.js';
+import type { TranscriptEntry } from '../contract/events.js';
 import { AgentTurn, type AgentAudio, type TurnKind } from './agent-audio.js';
 import { CallBehaviours } from './behaviours.js';
 import { CallLine } from './call-line.js';

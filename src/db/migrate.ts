@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Sql } from './sql.js';
+import type { Sql } from '../shared/sql.js';
 
 // Numbered SQL files (NNNN_name.sql) applied in order, each in its own transaction, under
 // an advisory lock so that several processes starting at once migrate exactly once.

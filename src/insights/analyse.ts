@@ -1,11 +1,11 @@
-import type { AppContext } from '../app-context.js';
-import type { CallInsightsInfo } from '../control/schemas/voice-sessions.js';
+import type { AppContext } from '../shared/app-context.js';
+import type { CallInsightsInfo } from '../contract/voice-sessions.js';
 import { getProviderApiKey } from '../db/repos/provider-accounts.js';
 import { isProviderError } from '../providers/errors.js';
 import { createAdapters, type RegistryOptions } from '../providers/registry.js';
 import type { LlmAdapter } from '../providers/types.js';
 import { getTranscript } from '../transcripts/store.js';
-import type { TranscriptEntry } from '../webhooks/events.js';
+import type { TranscriptEntry } from '../contract/events.js';
 import { insightPlan, type InsightPlan } from './config.js';
 import { echoInsights } from './echo.js';
 import { InvalidModelOutput, parseInsights, type ParsedInsights } from './parse.js';

@@ -1,4 +1,4 @@
-import { InsightConfig, type InsightField } from '../control/schemas/agents.js';
+import { InsightConfig, type InsightField } from '../contract/agents.js';
 
 // An agent version's insight_config, read back and normalised for the analysis: every field
 // as an object (a bare name is `{name, type: "string"}`), defaults applied.

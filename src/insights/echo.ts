@@ -1,4 +1,4 @@
-import type { TranscriptEntry } from '../webhooks/events.js';
+import type { TranscriptEntry } from '../contract/events.js';
 import type { InsightPlan } from './config.js';
 import type { ParsedInsights } from './parse.js';
 

@@ -1,4 +1,4 @@
-import type { InsightField } from '../control/schemas/agents.js';
+import type { InsightField } from '../contract/agents.js';
 import type { InsightPlan } from './config.js';
 
 // The model's answer → {summary, success, data}. Models wrap JSON in code fences or add a

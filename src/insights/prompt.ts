@@ -1,5 +1,5 @@
 import type { LlmMessage } from '../providers/types.js';
-import type { TranscriptEntry } from '../webhooks/events.js';
+import type { TranscriptEntry } from '../contract/events.js';
 import type { InsightPlan } from './config.js';
 
 // The analysis request: a system prompt that asks for exactly one JSON object

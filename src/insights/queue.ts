@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { z } from 'zod';
-import type { AppContext } from '../app-context.js';
-import type { TranscriptEntry } from '../webhooks/events.js';
+import type { AppContext } from '../shared/app-context.js';
+import type { TranscriptEntry } from '../contract/events.js';
 import { bullPrefix } from '../webhooks/queue.js';
 
 // The insights queue. One job per session, its id the session id, so a re-queue by the

@@ -1,4 +1,4 @@
-import type { CallInsightsInfo } from '../control/schemas/voice-sessions.js';
+import type { CallInsightsInfo } from '../contract/voice-sessions.js';
 import type { Tx } from '../db/repos/voice-sessions.js';
 
 // Insights bookkeeping on voice_sessions: `insights_pending_since` (0007) marks a session whose

@@ -1,6 +1,6 @@
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import type { RegistryOptions } from '../providers/registry.js';
 import { bullPrefix } from '../webhooks/queue.js';
 import { analyseSession, RetryInsights, type AnalyseOutcome } from './analyse.js';

@@ -1,5 +1,5 @@
 import type { WebSocket } from 'uWebSockets.js';
-import { Frames, MAX_AUDIO_MESSAGE_BYTES, MAX_SOCKET_MESSAGE_BYTES } from './control-frames.js';
+import { Frames, MAX_AUDIO_MESSAGE_BYTES, MAX_SOCKET_MESSAGE_BYTES } from '../contract/control-frames.js';
 import { OpusCodec } from '../audio/opus-codec.js';
 import type { MediaTransport } from './transport.js';
 import type { VoiceSession } from './voice-session.js';

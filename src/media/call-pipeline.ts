@@ -1,4 +1,4 @@
-import type { TranscriptEntry } from '../webhooks/index.js';
+import type { TranscriptEntry } from '../contract/events.js';
 import type { EndReason, EndSignal } from '../sessions/settlement.js';
 import type { PcmMessage } from '../audio/native.js';
 

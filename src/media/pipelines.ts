@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import type { SessionRow } from '../db/repos/voice-sessions.js';
 import type { CallPipeline } from './call-pipeline.js';
 import { EchoCall } from './echo-call.js';
@@ -16,7 +16,8 @@ export interface PipelineLog {
 export type AgentPipelineFactory = (ctx: AppContext, row: SessionRow, log: PipelineLog) => Promise<CallPipeline>;
 
 /** Builds what runs a call that just connected. */
-export async function openPipeline(ctx: AppContext, row: SessionRow, kind: PipelineKind, log: PipelineLog, agent: AgentPipelineFactory): Promise<CallPipeline> {
+export async function openPipeline(ctx: AppContext, row: SessionRow, kind: PipelineKind, log: PipelineLog, agent: AgentPipelineFactory | undefined): Promise<CallPipeline> {
   if (kind === 'echo') return new EchoCall(row.sample_rate_in, row.sample_rate_out);
+  if (!agent) throw new Error('no agent pipeline factory');
   return agent(ctx, row, log);
 }

@@ -1,19 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import uWS from 'uWebSockets.js';
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { isDraining, markDraining } from '../sessions/draining.js';
 import { activateSession, CloseCode, NODE_LEASE_RENEW_MS, renewNodeLease, type RefusalCode } from '../sessions/lifecycle.js';
 import { endSession, type EndSignal } from '../sessions/settlement.js';
 import { ACTIVE_SLOT_LEASE_MS, renewSlots } from '../sessions/slots.js';
-import type { TranscriptEntry } from '../webhooks/index.js';
+import type { TranscriptEntry } from '../contract/events.js';
 import type { SessionRow } from '../db/repos/voice-sessions.js';
 import type { CallPipeline } from './call-pipeline.js';
 import { BrowserTransport, type SocketData } from './browser-transport.js';
-import { UWS_MAX_PAYLOAD_BYTES } from './control-frames.js';
+import { UWS_MAX_PAYLOAD_BYTES } from '../contract/control-frames.js';
 import { Pacer } from './pacer.js';
-import { createConversation, type ConversationOptions } from '../conversation/index.js';
-import { openPipeline, PipelineUnavailable, type PipelineKind } from './pipelines.js';
+import { openPipeline, PipelineUnavailable, type AgentPipelineFactory, type PipelineKind } from './pipelines.js';
 import type { MediaTransport } from './transport.js';
 import { VoiceSession } from './voice-session.js';
 
@@ -33,8 +32,8 @@ export interface MediaServerOptions {
   nodeId?: string;
   /** `agent` runs the conversation engine; `echo` plays the caller back (load tests). Default: MEDIA_PIPELINE. */
   pipeline?: PipelineKind;
-  /** How agent calls are built (tests and benchmarks inject providers). */
-  conversation?: ConversationOptions;
+  /** Builds agent calls (the conversation engine, injected by the media role so media stays free of it). */
+  agentPipeline?: AgentPipelineFactory;
   /** Routes of other transports (carrier media streams) on the same app. */
   routes?: ((app: uWS.TemplatedApp, calls: CallStarter) => void)[];
   /** Builds every call's pipeline instead of `pipeline` (tests inject scripted pipelines). */
@@ -66,6 +65,8 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
   const now = () => performance.now();
   const pacer = new Pacer(now);
   const kind: PipelineKind = opts.pipeline ?? ctx.config.MEDIA_PIPELINE;
+  const agentPipeline = opts.agentPipeline;
+  if (kind === 'agent' && !agentPipeline && !opts.pipelineFactory) throw new Error('startMediaServer: agent calls need an agentPipeline factory');
 
   const settle = (sessionId: string, signal: EndSignal, transcript: TranscriptEntry[]) => {
     const p = endSession(ctx, sessionId, { ...signal, disconnectedAt: ctx.clock.now(), transcript })
@@ -103,7 +104,7 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
       try {
         pipeline = opts.pipelineFactory
           ? await opts.pipelineFactory(act.session)
-          : await openPipeline(ctx, act.session, kind, log, (c, row, l) => createConversation(c, row, l, opts.conversation));
+          : await openPipeline(ctx, act.session, kind, log, agentPipeline);
       } catch (err) {
         // The pipeline cannot start: the call fails at once with nothing billed (connected 0 s).
         const unavailable = err instanceof PipelineUnavailable;

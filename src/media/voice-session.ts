@@ -1,9 +1,9 @@
 import type { SessionRow } from '../db/repos/voice-sessions.js';
 import type { EndReason, EndSignal } from '../sessions/settlement.js';
-import type { TranscriptEntry } from '../webhooks/index.js';
+import type { TranscriptEntry } from '../contract/events.js';
 import { CloseCode } from '../sessions/lifecycle.js';
 import type { CallHost, CallPipeline } from './call-pipeline.js';
-import { Frames } from './control-frames.js';
+import { Frames } from '../contract/control-frames.js';
 import { NativeError, type PcmMessage } from '../audio/native.js';
 import { FRAME_MS } from './output-queue.js';
 import { PACE_LEAD_MS, PACER_TICK_MS, type Paced } from './pacer.js';

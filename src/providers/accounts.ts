@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import {
   createProviderAccount,
   getProviderAccount,
@@ -7,9 +7,9 @@ import {
   updateProviderAccount,
   type ProviderAccountInfo,
 } from '../db/repos/provider-accounts.js';
-import { assertStorableText } from '../agents/text.js';
+import { assertStorableText } from '../contract/text.js';
 import { errors, type FieldError } from '../shared/errors.js';
-import { needsCredentials, type Provider } from './catalogue.js';
+import { needsCredentials, type Provider } from '../contract/catalogue.js';
 import { outboundUrlProblem } from './url.js';
 import { verifyProvider } from './verify/index.js';
 

@@ -1,11 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../app-context.js';
-import { twilioStreamRoute } from '../carriers/twilio/stream-route.js';
-import { startMediaServer } from '../media/server.js';
+import type { AppContext } from '../shared/app-context.js';
+import { createConversation, type ConversationOptions } from '../conversation/index.js';
+import { startMediaServer, type MediaServer, type MediaServerOptions } from '../media/server.js';
+import { twilioStreamRoute } from '../media/twilio-stream-route.js';
+
+export interface MediaNodeOptions extends Omit<MediaServerOptions, 'agentPipeline'> {
+  /** How agent calls are built (tests and benchmarks inject providers). */
+  conversation?: ConversationOptions;
+}
+
+/** A media server running the conversation engine: the engine is injected here, so media/ never imports it. */
+export function startMediaNode(ctx: AppContext, opts: MediaNodeOptions): Promise<MediaServer> {
+  const { conversation, ...server } = opts;
+  return startMediaServer(ctx, { ...server, agentPipeline: (c, row, log) => createConversation(c, row, log, conversation) });
+}
 
 /** The media role: the uWebSockets.js media socket (browsers and Twilio streams). Its stop function drains (DRAIN_GRACE_MS). */
 export async function start(ctx: AppContext): Promise<() => Promise<void>> {
   const nodeId = randomUUID();
-  const server = await startMediaServer(ctx, { port: ctx.config.MEDIA_PORT, host: ctx.config.HOST, nodeId, routes: [twilioStreamRoute(ctx, nodeId)] });
+  const server = await startMediaNode(ctx, { port: ctx.config.MEDIA_PORT, host: ctx.config.HOST, nodeId, routes: [twilioStreamRoute(ctx, nodeId)] });
   return () => server.drain(ctx.config.DRAIN_GRACE_MS);
 }

@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { startInsightsWorker } from '../insights/worker.js';
 import { startSessionSweepers } from '../sessions/sweepers.js';
 import { startTelephonyWorkers } from '../telephony/dial-worker.js';

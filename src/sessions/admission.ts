@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../app-context.js';
-import type { CreateVoiceSessionBody } from '../control/schemas/voice-sessions.js';
+import type { AppContext } from '../shared/app-context.js';
+import type { CreateVoiceSessionBody } from '../contract/voice-sessions.js';
 import { loadAgentForSession, type SessionAgent } from '../db/repos/agents.js';
 import {
   insertSession,
@@ -10,12 +10,12 @@ import {
   type SessionRow,
   type StageAccount,
 } from '../db/repos/voice-sessions.js';
-import type { Tx } from '../db/sql.js';
+import type { Tx } from '../shared/sql.js';
 import { lockWallet, placeHold } from '../db/repos/wallet.js';
 import { randomToken, sha256Hex } from '../shared/crypto/tokens.js';
 import { errors, sessionErrors, type FieldError } from '../shared/errors.js';
 import { isDraining } from './draining.js';
-import { holdFor, RATE_NANO_USD_PER_MIN, RATE_VERSION } from './money.js';
+import { holdFor, RATE_NANO_USD_PER_MIN, RATE_VERSION } from '../contract/money.js';
 import { CREATED_SLOT_MARGIN_MS, releaseSlot, takeSlot } from './slots.js';
 
 export const WS_URL_TTL_SECONDS = 60;

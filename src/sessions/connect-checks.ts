@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { loadAgentRow, loadStageAccounts, type SessionRow, type Tx } from '../db/repos/voice-sessions.js';
 import { stageAccountIds, stagesVerified } from './admission.js';
 import { ACTIVE_SLOT_LEASE_MS, takeSlot } from './slots.js';

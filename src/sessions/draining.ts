@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 
 // A draining process stops admitting sessions (503) and accepting media connections (1013).
 // The flag is per process (per context): on SIGTERM main.ts marks it before stopping roles.

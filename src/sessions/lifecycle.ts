@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { getSessionById, type SessionRow } from '../db/repos/voice-sessions.js';
 import { safeEqual, sha256Hex } from '../shared/crypto/tokens.js';
 import { connectRefusal } from './connect-checks.js';

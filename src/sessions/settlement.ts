@@ -1,10 +1,11 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { getSessionById, toSessionInfo, type SessionInfo, type SessionRow, type Tx } from '../db/repos/voice-sessions.js';
 import { releaseAndCharge } from '../db/repos/wallet.js';
 import { kickInsights } from '../insights/queue.js';
 import { insertTranscript, normalizeTranscript, retentionDays, transcriptExpiry } from '../transcripts/store.js';
-import { emitCallEvent, kickDeliveries, type EmittedEvent, type TranscriptEntry } from '../webhooks/index.js';
-import { costFor, secondsBetweenRoundedUp } from './money.js';
+import { emitCallEvent, kickDeliveries, type EmittedEvent } from '../webhooks/index.js';
+import { type TranscriptEntry } from '../contract/events.js';
+import { costFor, secondsBetweenRoundedUp } from '../contract/money.js';
 import { releaseSlot } from './slots.js';
 
 export type EndReason =

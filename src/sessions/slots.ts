@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 
 // Concurrency slots: one Redis sorted set per project, member = session id, score = lease
 // expiry (ms). A slot whose lease is not renewed (crashed node, unused ws_url) falls out by

@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { creditWallet } from '../db/repos/wallet.js';
 
 /** Admin: credits a project's wallet (CLI `wallet-credit`). Returns the new balance as a decimal string. */

@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import type { CarrierCallRow } from '../db/repos/carrier-calls.js';
 import { getSessionById, type SessionRow } from '../db/repos/voice-sessions.js';
 import { connectRefusal } from '../sessions/connect-checks.js';

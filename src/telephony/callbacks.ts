@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { findCarrierCall, setRecordingRef, type CarrierCallRow, type RecordingRef } from '../db/repos/carrier-calls.js';
 import type { CarrierInfo } from '../db/repos/carriers.js';
 import { endSession, type EndSignal } from '../sessions/settlement.js';

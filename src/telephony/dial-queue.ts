@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { z } from 'zod';
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { bullPrefix } from '../webhooks/queue.js';
 
 // The outbound dial queue. A job carries the session id and nothing else: the numbers, the

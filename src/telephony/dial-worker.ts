@@ -1,6 +1,6 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { bullPrefix } from '../webhooks/queue.js';
 import { DialRetry, processDial, type DialOutcome } from './dial.js';
 import { DIAL_QUEUE, DialJobData } from './dial-queue.js';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { openCarrierClient } from '../carriers/accounts.js';
 import { TwilioRestError } from '../carriers/twilio/rest-client.js';
 import { connectStreamTwiml } from '../carriers/twilio/twiml.js';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { connectStreamTwiml, REFUSALS, sayAndHangupTwiml } from '../carriers/twilio/twiml.js';
 import { findCarrierCall, reissueToken, setCallParties } from '../db/repos/carrier-calls.js';
 import { findCarrierNumber } from '../db/repos/carrier-numbers.js';

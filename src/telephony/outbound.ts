@@ -1,5 +1,5 @@
-import type { AppContext } from '../app-context.js';
-import type { CreateOutboundVoiceSessionBody } from '../control/schemas/voice-sessions.js';
+import type { AppContext } from '../shared/app-context.js';
+import type { CreateOutboundVoiceSessionBody } from '../contract/voice-sessions.js';
 import { getCarrierCall, setCallParties, type CarrierCallRow } from '../db/repos/carrier-calls.js';
 import { findProjectNumber } from '../db/repos/carrier-numbers.js';
 import { findIdempotencyKey, lockIdempotencyKey, rememberIdempotencyKey, type IdempotencyRecord } from '../db/repos/idempotency-keys.js';

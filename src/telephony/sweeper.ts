@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { recordDialError } from '../db/repos/carrier-calls.js';
 import { deleteExpiredIdempotencyKeys } from '../db/repos/idempotency-keys.js';
 import { endSession } from '../sessions/settlement.js';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 
 // The addresses Twilio is given. Callbacks are signed over the exact URL Twilio requests, so they
 // are built from PUBLIC_BASE_URL exactly as the API role later rebuilds them from the request.

@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { validateSignature } from '../carriers/twilio/signature.js';
 import { findLiveCarrier, getCarrierCredentials, type CarrierInfo } from '../db/repos/carriers.js';
 import { signedUrl } from './urls.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request, type Dispatcher } from 'undici';
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { assertDeliverableUrl, BlockedDestinationError, createSafeLookup, type Resolver } from '../shared/net/address-policy.js';
 import { publicOnlyDispatcher } from '../shared/net/outbound-http.js';
 import { deliveryHeaders, signingKey } from '../webhooks/signing.js';

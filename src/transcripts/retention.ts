@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { runPeriodically } from '../shared/periodic.js';
 
 // Deletes stored transcripts past their expires_at, a batch at a time so that one sweep never

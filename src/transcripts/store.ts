@@ -1,5 +1,5 @@
 import type { Tx } from '../db/repos/voice-sessions.js';
-import type { TranscriptEntry } from '../webhooks/events.js';
+import type { TranscriptEntry } from '../contract/events.js';
 
 // Transcripts of calls whose effective store_transcript is true: one row per utterance in
 // session_transcripts, written in the settlement transaction, deleted by the retention sweeper

@@ -1,19 +1,10 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { insertDeliveries, type DeliveryInsert, type Tx } from '../db/repos/webhook-deliveries.js';
 import type { DueDelivery } from './queue.js';
+import type { EventType, TranscriptEntry } from '../contract/events.js';
 
 // The outbox. An event and its deliveries are rows written inside the caller's transaction,
 // so they commit (or roll back) with the state change that caused them.
-
-export const EVENT_TYPES = ['call.completed', 'call.failed', 'webhook.ping'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export interface TranscriptEntry {
-  role: string;
-  text: string;
-  start_ms: number;
-  end_ms: number;
-}
 
 export interface CallEventInput {
   projectId: string;

@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import type { ClaimedDelivery } from '../db/repos/webhook-deliveries.js';
 import type { DueDelivery } from './queue.js';
 import { nextDelayMs } from './schedule.js';

@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { z } from 'zod';
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
+import type { DueDelivery } from '../db/repos/webhook-deliveries.js';
 
 // The webhook delivery queue, shared by producers (routes, emitCallEvent callers, the sweeper)
 // and the worker. A job carries a delivery id and nothing else: no secret, no body, no URL.
@@ -11,14 +12,6 @@ export const DELIVERY_JOB = 'deliver';
 
 export const DeliveryJobData = z.strictObject({ deliveryId: z.uuid() });
 export type DeliveryJobData = z.infer<typeof DeliveryJobData>;
-
-/** A delivery that is waiting for an attempt, as producers hand it to `kickDeliveries`. */
-export interface DueDelivery {
-  id: string;
-  /** Attempts already made; part of the job id so each attempt has its own job. */
-  attempts: number;
-  nextAttemptAt: Date;
-}
 
 /** One job per attempt; BullMQ ignores an add whose id already exists, so kicks are idempotent. */
 export function deliveryJobId(deliveryId: string, attempts: number): string {
@@ -46,6 +39,8 @@ export function deliveryQueue(ctx: AppContext): Queue {
   }
   return queue;
 }
+
+export type { DueDelivery };
 
 export async function enqueueDeliveries(ctx: AppContext, due: readonly DueDelivery[]): Promise<void> {
   if (due.length === 0) return;

@@ -1,4 +1,4 @@
-import type { AppContext } from '../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 import { expireLeases, overdueDeliveries } from '../db/repos/webhook-deliveries.js';
 import { enqueueDeliveries } from './queue.js';
 import { runPeriodically } from '../shared/periodic.js';

@@ -1,8 +1,8 @@
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
-import type { AppContext } from '../app-context.js';
-import type { Sql } from '../db/sql.js';
+import type { AppContext } from '../shared/app-context.js';
+import type { Sql } from '../shared/sql.js';
 import { processDelivery, DELIVERY_TIMEOUT_MS, type Outcome, type ProcessorDeps } from './processor.js';
 import { bullPrefix, DELIVERY_QUEUE, DeliveryJobData, enqueueDeliveries } from './queue.js';
 import { createSender } from './sender.js';

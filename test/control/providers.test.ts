@@ -1,7 +1,7 @@
 import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { createTenant } from '../helpers/fixtures.js';
-import { CATALOGUE } from '../../src/providers/catalogue.js';
+import { CATALOGUE } from '../../src/contract/catalogue.js';
 import { findLocalEngines } from '../../src/providers/verify/local.js';
 import { deadUrl, type FakeProvider } from '../fakes/providers/server.js';
 import { recordVerification } from '../../src/db/repos/provider-accounts.js';

@@ -3,7 +3,7 @@ import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { createTenant } from '../helpers/fixtures.js';
 import { Keyring } from '../../src/shared/crypto/keyring.js';
-import { reencryptAll } from '../../src/shared/crypto/reencrypt.js';
+import { reencryptAll } from '../../src/cli/reencrypt.js';
 import { createProviderAccount, getProviderApiKey } from '../../src/db/repos/provider-accounts.js';
 import { getAgentWebhookSecret } from '../../src/db/repos/agents.js';
 import { getCarrierCredentials } from '../../src/db/repos/carriers.js';

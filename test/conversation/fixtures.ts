@@ -1,7 +1,8 @@
 import { createAgent } from '../../src/agents/service.js';
-import { AgentCreateBody } from '../../src/control/schemas/agents.js';
+import { AgentCreateBody } from '../../src/contract/agents.js';
 import { createProviderAccount } from '../../src/db/repos/provider-accounts.js';
-import { startMediaServer, type MediaServer, type MediaServerOptions } from '../../src/media/server.js';
+import { startMediaNode, type MediaNodeOptions } from '../../src/roles/media.js';
+import type { MediaServer } from '../../src/media/server.js';
 import { walletCredit } from '../../src/sessions/wallet.js';
 import { admitSession } from '../../src/sessions/admission.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
@@ -48,8 +49,8 @@ export async function setupAgent(h: Harness, pipeline: (projectId: string) => Pr
   return { projectId, agentId: created.agent.id, webhookSecret: created.webhook_secret };
 }
 
-export async function startAgentMedia(h: Harness, opts: Partial<MediaServerOptions> = {}): Promise<MediaServer> {
-  return startMediaServer(h.ctx, { port: 0, host: '127.0.0.1', pipeline: 'agent', ...opts });
+export async function startAgentMedia(h: Harness, opts: Partial<MediaNodeOptions> = {}): Promise<MediaServer> {
+  return startMediaNode(h.ctx, { port: 0, host: '127.0.0.1', pipeline: 'agent', ...opts });
 }
 
 /** Admits a session and connects a scripted caller to it. */

@@ -4,7 +4,7 @@ import { createAccount } from '../../src/db/repos/accounts.js';
 import { createProject } from '../../src/db/repos/projects.js';
 import { createApiKey } from '../../src/db/repos/api-keys.js';
 import { startFamily } from '../../src/db/repos/auth-tokens.js';
-import { SCOPES, type Scope } from '../../src/control/auth/scopes.js';
+import { SCOPES, type Scope } from '../../src/contract/scopes.js';
 
 export const PASSWORD = 'correct horse battery staple';
 

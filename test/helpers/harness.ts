@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../src/app-context.js';
+import type { AppContext } from '../../src/shared/app-context.js';
 import { loadConfig, type Config } from '../../src/config/env.js';
 import { closeContext, createContext } from '../../src/context.js';
 import { buildApp } from '../../src/control/app.js';
-import { dropDatabase } from '../../src/db/sql.js';
+import { dropDatabase } from '../../src/shared/sql.js';
 import { ManualClock, systemClock, type Clock } from '../../src/shared/clock.js';
 import { Keyring } from '../../src/shared/crypto/keyring.js';
 import { createLogger } from '../../src/shared/logger.js';

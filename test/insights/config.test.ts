@@ -2,7 +2,7 @@ import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { createTenant } from '../helpers/fixtures.js';
 import { createVerifiedAccount } from '../sessions/fixtures.js';
-import { InsightConfig } from '../../src/control/schemas/agents.js';
+import { InsightConfig } from '../../src/contract/agents.js';
 import { coerceField, echoInsights, extractJsonObject, insightPlan, parseInsights } from '../../src/insights/index.js';
 
 // InsightConfigBody on the agent routes (strict, 422 naming the key), its normalisation, and

@@ -4,7 +4,7 @@ import { startHarness } from '../helpers/harness.js';
 import { createTenant } from '../helpers/fixtures.js';
 import { fund, MINUTE_NANO } from '../sessions/fixtures.js';
 import { activeSession, createAgentVersioned, TRANSCRIPT, waitFor } from '../transcripts/support.js';
-import type { AppContext } from '../../src/app-context.js';
+import type { AppContext } from '../../src/shared/app-context.js';
 import { setProjectLimits } from '../../src/db/repos/projects.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { endSession } from '../../src/sessions/settlement.js';

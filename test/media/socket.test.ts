@@ -3,13 +3,13 @@ import opus from '@discordjs/opus';
 import { startHarness } from '../helpers/harness.js';
 import { createTenant } from '../helpers/fixtures.js';
 import { setProjectLimits } from '../../src/db/repos/projects.js';
-import { startMediaServer } from '../../src/media/server.js';
+import { startMediaNode } from '../../src/roles/media.js';
 import { createAgent, fund, MINUTE_NANO } from '../sessions/fixtures.js';
 import { admit, connect, mediaUrl, sine, sleep, until } from './client.js';
 
 const h = await startHarness();
 t.teardown(h.close);
-const media = await startMediaServer(h.ctx, { port: 0, host: '127.0.0.1' });
+const media = await startMediaNode(h.ctx, { port: 0, host: '127.0.0.1' });
 const tenant = await createTenant(h);
 await setProjectLimits(h.ctx, tenant.projectId, { max_concurrent_sessions: 100 });
 const agent = await createAgent(h, tenant.projectId);

@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { twilioStreamRoute } from '../../src/carriers/twilio/stream-route.js';
+import { twilioStreamRoute } from '../../src/media/twilio-stream-route.js';
 import { setProjectLimits } from '../../src/db/repos/projects.js';
-import { startMediaServer, type MediaServer, type MediaServerOptions } from '../../src/media/server.js';
+import { startMediaNode, type MediaNodeOptions } from '../../src/roles/media.js';
+import type { MediaServer } from '../../src/media/server.js';
 import { processDial } from '../../src/telephony/dial.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { createTenant, type Tenant } from '../helpers/fixtures.js';
@@ -23,7 +24,7 @@ export interface TelephonyBed {
   close: () => Promise<void>;
 }
 
-export async function startBed(opts: { media?: boolean | Partial<MediaServerOptions>; env?: Record<string, string> } = {}): Promise<TelephonyBed> {
+export async function startBed(opts: { media?: boolean | Partial<MediaNodeOptions>; env?: Record<string, string> } = {}): Promise<TelephonyBed> {
   const h = await startHarness({ env: opts.env });
   await h.app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
@@ -33,7 +34,7 @@ export async function startBed(opts: { media?: boolean | Partial<MediaServerOpti
   if (opts.media) {
     const nodeId = randomUUID();
     const extra = typeof opts.media === 'object' ? opts.media : {};
-    media = await startMediaServer(h.ctx, { port: 0, host: '127.0.0.1', nodeId, routes: [twilioStreamRoute(h.ctx, nodeId)], ...extra });
+    media = await startMediaNode(h.ctx, { port: 0, host: '127.0.0.1', nodeId, routes: [twilioStreamRoute(h.ctx, nodeId)], ...extra });
     h.ctx.config.PUBLIC_MEDIA_URL = `ws://127.0.0.1:${media.port}`;
   }
   return {

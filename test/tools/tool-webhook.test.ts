@@ -6,7 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { startHarness } from '../helpers/harness.js';
 import { createTenant } from '../helpers/fixtures.js';
 import { createAgentVersioned } from '../transcripts/support.js';
-import type { AppContext } from '../../src/app-context.js';
+import type { AppContext } from '../../src/shared/app-context.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { newWebhookSecret } from '../../src/shared/crypto/tokens.js';
 import { callToolWebhook, TOOL_WEBHOOK_TIMEOUT_MS } from '../../src/tools/index.js';

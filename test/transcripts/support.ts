@@ -4,7 +4,7 @@ import type { Tenant } from '../helpers/fixtures.js';
 import { insertAgent } from '../../src/db/repos/agents.js';
 import { activateSession } from '../../src/sessions/lifecycle.js';
 import { newWebhookSecret } from '../../src/shared/crypto/tokens.js';
-import type { TranscriptEntry } from '../../src/webhooks/events.js';
+import type { TranscriptEntry } from '../../src/contract/events.js';
 
 // Shared by the transcript and insights tests (not a test file itself). Agents are written
 // with the agents repo, so agent_versions holds each version as the API would record it.

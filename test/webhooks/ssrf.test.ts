@@ -4,7 +4,7 @@ import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { createTenant } from '../helpers/fixtures.js';
 import { blockedReason, createSafeLookup, safeLookup, type Resolver } from '../../src/shared/net/address-policy.js';
-import { webhookUrlProblem } from '../../src/control/schemas/webhooks.js';
+import { webhookUrlProblem } from '../../src/contract/webhooks.js';
 import { createSender } from '../../src/webhooks/sender.js';
 import { emitCallEvent, kickDeliveries, startWebhookWorkers } from '../../src/webhooks/index.js';
 import { newWebhookSecret } from '../../src/shared/crypto/tokens.js';

@@ -1,7 +1,7 @@
-import type { AppContext } from '../../app-context.js';
+import type { AppContext } from '../../shared/app-context.js';
 import { errors } from '../../shared/errors.js';
 import { sha256Hex } from '../../shared/crypto/tokens.js';
-import type { Scope } from './scopes.js';
+import type { Scope } from '../../contract/scopes.js';
 
 export interface ApiKeyCaller {
   door: 'machine';

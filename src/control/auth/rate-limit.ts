@@ -1,4 +1,4 @@
-import type { AppContext } from '../../app-context.js';
+import type { AppContext } from '../../shared/app-context.js';
 
 // Fixed one-minute window per project, counted in Redis with Redis's own clock, so every
 // API process sharing the Redis shares one window.

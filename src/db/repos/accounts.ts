@@ -1,4 +1,4 @@
-import type { AppContext } from '../../app-context.js';
+import type { AppContext } from '../../shared/app-context.js';
 import { hashPassword } from '../../shared/crypto/password.js';
 import { randomToken, sha256Hex } from '../../shared/crypto/tokens.js';
 import { errors } from '../../shared/errors.js';

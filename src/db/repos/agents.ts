@@ -1,6 +1,6 @@
-import type { AppContext } from '../../app-context.js';
+import type { AppContext } from '../../shared/app-context.js';
 import { errors } from '../../shared/errors.js';
-import type { Sql } from '../sql.js';
+import type { Sql } from '../../shared/sql.js';
 import type { Tx } from './provider-accounts.js';
 
 // Agents and their versions. Every write stores the resulting V2AgentInfo in agent_versions

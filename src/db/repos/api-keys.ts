@@ -1,7 +1,7 @@
-import type { AppContext } from '../../app-context.js';
+import type { AppContext } from '../../shared/app-context.js';
 import { randomBase62, sha256Hex } from '../../shared/crypto/tokens.js';
 import { errors } from '../../shared/errors.js';
-import type { Scope } from '../../control/auth/scopes.js';
+import type { Scope } from '../../contract/scopes.js';
 
 export interface ApiKeyInfo {
   id: string;

@@ -1,4 +1,4 @@
-import type { Queryable, Tx } from '../sql.js';
+import type { Queryable, Tx } from '../../shared/sql.js';
 import type { SessionRow } from './voice-sessions.js';
 
 // The telephony columns of voice_sessions (0008): which carrier and numbers a phone session

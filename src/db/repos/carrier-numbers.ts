@@ -1,6 +1,6 @@
-import type { AppContext } from '../../app-context.js';
+import type { AppContext } from '../../shared/app-context.js';
 import { carrierErrors, fieldError } from '../../shared/errors.js';
-import type { Queryable, Sql, Tx } from '../sql.js';
+import type { Queryable, Sql, Tx } from '../../shared/sql.js';
 import { getCarrier, type CarrierInfo } from './carriers.js';
 import { bumpProjectRevision } from './projects.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../../app-context.js';
+import type { AppContext } from '../../shared/app-context.js';
 import { carrierErrors } from '../../shared/errors.js';
-import type { Queryable, Sql } from '../sql.js';
+import type { Queryable, Sql } from '../../shared/sql.js';
 import { bumpProjectRevision } from './projects.js';
 
 // Carrier connections (contract §10). The credentials ({account_sid, auth_token}) are sealed

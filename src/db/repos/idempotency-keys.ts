@@ -1,5 +1,5 @@
 import { errors } from '../../shared/errors.js';
-import type { Queryable, Tx } from '../sql.js';
+import type { Queryable, Tx } from '../../shared/sql.js';
 
 // Outbound Idempotency-Key (contract §8): one row per project and key, remembered 24 h, with
 // the SHA-256 of the canonical request body and the session the first request created.

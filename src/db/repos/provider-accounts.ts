@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { TransactionSql } from 'postgres';
-import type { AppContext } from '../../app-context.js';
-import type { Provider } from '../../providers/catalogue.js';
+import type { AppContext } from '../../shared/app-context.js';
+import type { Provider } from '../../contract/catalogue.js';
 import { errors } from '../../shared/errors.js';
-import type { Sql } from '../sql.js';
+import type { Sql } from '../../shared/sql.js';
 import { bumpProjectRevision } from './projects.js';
 
 // Bring-your-own-key provider accounts. The API key is sealed under the keyring with the

@@ -1,7 +1,7 @@
-import type { AppContext } from '../../app-context.js';
+import type { AppContext } from '../../shared/app-context.js';
 import type postgres from 'postgres';
-import type { Sql } from '../sql.js';
-import { CURRENCY, MONEY_SCALE } from '../../sessions/money.js';
+import type { Sql } from '../../shared/sql.js';
+import { CURRENCY, MONEY_SCALE } from '../../contract/money.js';
 
 /** The pool or a transaction: both run the same tagged-template queries. */
 export type Tx = Sql | postgres.TransactionSql<{ bigint: bigint }>;

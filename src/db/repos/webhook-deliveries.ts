@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../../app-context.js';
+import type { AppContext } from '../../shared/app-context.js';
 import type postgres from 'postgres';
-import type { DueDelivery } from '../../webhooks/queue.js';
 
 /** A transaction of the application's sql client (deliveries are written inside the caller's). */
 export type Tx = postgres.TransactionSql<{ bigint: bigint }>;
+
+/** A delivery that is waiting for an attempt, as producers hand it to `kickDeliveries`. */
+export interface DueDelivery {
+  id: string;
+  /** Attempts already made; part of the job id so each attempt has its own job. */
+  attempts: number;
+  nextAttemptAt: Date;
+}
 
 // Delivery rows: the state machine pending → sending → delivered | dead | cancelled. Every
 // transition out of `sending` names the attempt it closes, so a worker whose lease expired

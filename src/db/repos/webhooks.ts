@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../../app-context.js';
+import type { AppContext } from '../../shared/app-context.js';
 import { KeyringError } from '../../shared/crypto/keyring.js';
 import { newWebhookSecret } from '../../shared/crypto/tokens.js';
 import { errors } from '../../shared/errors.js';
 import { insertDeliveries, type DeliveryInsert } from './webhook-deliveries.js';
-import type { DueDelivery } from '../../webhooks/queue.js';
+import type { DueDelivery } from './webhook-deliveries.js';
 
 // Webhook endpoints: create (secret shown once), list, disable, test ping, dead letters.
 

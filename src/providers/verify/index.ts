@@ -1,4 +1,4 @@
-import type { Provider } from '../catalogue.js';
+import type { Provider } from '../../contract/catalogue.js';
 import { verifyAnthropic } from './anthropic.js';
 import { verifyDeepgram } from './deepgram.js';
 import { verifyElevenLabs } from './elevenlabs.js';

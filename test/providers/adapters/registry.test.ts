@@ -12,7 +12,7 @@ import { DeepgramTts } from '../../../src/providers/tts/deepgram.js';
 import { OpenAiTts } from '../../../src/providers/tts/openai.js';
 import { LocalEspeakTts } from '../../../src/providers/tts/local-espeak.js';
 import { OpenAiRealtime } from '../../../src/providers/realtime/openai.js';
-import { CATALOGUE } from '../../../src/providers/catalogue.js';
+import { CATALOGUE } from '../../../src/contract/catalogue.js';
 
 const key = { apiKey: 'k-123456', baseUrl: null };
 

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { createAgent, deleteAgent, rotateAgentSecret, updateAgent } from '../../../agents/service.js';
 import { getAgentRow, getAgentVersion, listAgentRows, toAgentInfo } from '../../../db/repos/agents.js';
 import { defineProjectRoute, type Router } from '../../route.js';
-import { AgentCreateBody, AgentDeleted, AgentInfo, AgentUpdateBody, CreatedAgent } from '../../schemas/agents.js';
-import { paging, queryBool } from '../../validation.js';
+import { AgentCreateBody, AgentDeleted, AgentInfo, AgentUpdateBody, CreatedAgent } from '../../../contract/agents.js';
+import { paging, queryBool } from '../../../contract/validation.js';
 
 // Agents on both doors: /v2/agents... (API key) and /console/v2/projects/:project_id/agents... (session).
 

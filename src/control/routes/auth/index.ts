@@ -1,11 +1,11 @@
-import type { AppContext } from '../../../app-context.js';
+import type { AppContext } from '../../../shared/app-context.js';
 import { findAccountByEmail, createAccount, sendVerification, verifyEmailToken } from '../../../db/repos/accounts.js';
 import { revokeFamily, rotateRefresh, startFamily } from '../../../db/repos/auth-tokens.js';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../../shared/crypto/password.js';
 import { errors } from '../../../shared/errors.js';
 import type { ConsoleCaller } from '../../auth/console-session.js';
 import { defineRoute, type Router } from '../../route.js';
-import { AccountInfo, LoginBody, RefreshBody, SignupBody, TokenPairInfo, VerifyEmailBody } from '../../schemas/identity.js';
+import { AccountInfo, LoginBody, RefreshBody, SignupBody, TokenPairInfo, VerifyEmailBody } from '../../../contract/identity.js';
 
 async function checkPassword(ctx: AppContext, email: string, password: string) {
   const account = await findAccountByEmail(ctx, email);

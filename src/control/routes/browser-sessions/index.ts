@@ -4,8 +4,8 @@ import { admitSession } from '../../../sessions/admission.js';
 import { errors } from '../../../shared/errors.js';
 import { rateHeaders, takeRequest } from '../../auth/rate-limit.js';
 import { defineRoute, type Router } from '../../route.js';
-import { CreateVoiceSessionBody, CreateVoiceSessionResponse } from '../../schemas/voice-sessions.js';
-import { parseInput } from '../../validation.js';
+import { CreateVoiceSessionBody, CreateVoiceSessionResponse } from '../../../contract/voice-sessions.js';
+import { parseInput } from '../../../contract/validation.js';
 
 // Contract §2: a public web page starts one voice call on one agent with a publishable key,
 // from an origin on the key's list. Limited per key and per client address.

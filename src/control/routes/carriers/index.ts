@@ -18,8 +18,8 @@ import {
   CarrierNumberInfo,
   CarrierNumberUpdateBody,
   CarrierUpdateBody,
-} from '../../schemas/carriers.js';
-import { paging } from '../../validation.js';
+} from '../../../contract/carriers.js';
+import { paging } from '../../../contract/validation.js';
 import { twilioCallbackRoutes } from './twilio-callbacks.js';
 
 // Carriers and their numbers: console door only (contract §2, §10). DELETE of a carrier answers

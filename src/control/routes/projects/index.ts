@@ -3,8 +3,8 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../../../db/repos/api-k
 import { createProject, getOwnedProject, listProjects, renameProject } from '../../../db/repos/projects.js';
 import type { ConsoleCaller } from '../../auth/console-session.js';
 import { defineRoute, type Router } from '../../route.js';
-import { ApiKeyCreateBody, ApiKeyInfo, CreatedApiKey, ProjectCreateBody, ProjectInfo, ProjectUpdateBody } from '../../schemas/identity.js';
-import { paging } from '../../validation.js';
+import { ApiKeyCreateBody, ApiKeyInfo, CreatedApiKey, ProjectCreateBody, ProjectInfo, ProjectUpdateBody } from '../../../contract/identity.js';
+import { paging } from '../../../contract/validation.js';
 
 const ProjectPath = z.object({ project_id: z.uuid() });
 const KeyPath = ProjectPath.extend({ id: z.uuid() });

@@ -3,8 +3,8 @@ import { deleteProviderAccount, getProviderAccount, listProviderAccounts } from 
 import { createAccount, updateAccount, verifyAccount } from '../../../providers/accounts.js';
 import { loadOwnedProject, type ConsoleCaller } from '../../auth/console-session.js';
 import { defineRoute, type Caller, type Router } from '../../route.js';
-import { ProviderAccountCreateBody, ProviderAccountInfo, ProviderAccountUpdateBody } from '../../schemas/providers.js';
-import { paging } from '../../validation.js';
+import { ProviderAccountCreateBody, ProviderAccountInfo, ProviderAccountUpdateBody } from '../../../contract/providers.js';
+import { paging } from '../../../contract/validation.js';
 
 // Provider accounts are console-door only (contract §2).
 

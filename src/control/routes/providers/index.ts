@@ -1,6 +1,6 @@
-import { CATALOGUE } from '../../../providers/catalogue.js';
+import { CATALOGUE } from '../../../contract/catalogue.js';
 import { defineRoute, type Router } from '../../route.js';
-import { CatalogueInfo } from '../../schemas/providers.js';
+import { CatalogueInfo } from '../../../contract/providers.js';
 
 /** The provider catalogue on both doors (contract §3). */
 export function providerRoutes(router: Router): void {

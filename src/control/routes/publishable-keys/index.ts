@@ -8,8 +8,8 @@ import {
 } from '../../../db/repos/publishable-keys.js';
 import type { ConsoleCaller } from '../../auth/console-session.js';
 import { defineRoute, type Router } from '../../route.js';
-import { CreatedPublishableKey, PublishableKeyCreateBody, PublishableKeyInfo } from '../../schemas/publishable-keys.js';
-import { paging } from '../../validation.js';
+import { CreatedPublishableKey, PublishableKeyCreateBody, PublishableKeyInfo } from '../../../contract/publishable-keys.js';
+import { paging } from '../../../contract/validation.js';
 
 const ProjectPath = z.object({ project_id: z.uuid() });
 const KeyPath = ProjectPath.extend({ id: z.uuid() });

@@ -9,7 +9,7 @@ import {
   ListVoiceSessionsQuery,
   SessionPath,
   VoiceSessionInfo,
-} from '../../schemas/voice-sessions.js';
+} from '../../../contract/voice-sessions.js';
 import { outboundVoiceSessionRoutes } from './outbound.js';
 
 /** Spec 4.3 / 4.4: media-session admission and reads, on both doors. */

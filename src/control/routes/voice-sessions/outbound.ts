@@ -1,7 +1,7 @@
 import { admitOutbound } from '../../../telephony/outbound.js';
 import { IdempotencyHeaders, IDEMPOTENCY_HEADER } from '../../../telephony/idempotency.js';
 import { defineProjectRoute, type Router } from '../../route.js';
-import { CreateOutboundVoiceSessionBody, CreateOutboundVoiceSessionResponse } from '../../schemas/voice-sessions.js';
+import { CreateOutboundVoiceSessionBody, CreateOutboundVoiceSessionResponse } from '../../../contract/voice-sessions.js';
 
 /** Spec 4.3 rule 6 / 4.4: one outbound call queued through the project's own carrier, on both doors. */
 export function outboundVoiceSessionRoutes(router: Router): void {

@@ -3,7 +3,7 @@ import { getWallet, listLedger } from '../../../db/repos/wallet.js';
 import { getOwnedProject } from '../../../db/repos/projects.js';
 import type { ConsoleCaller } from '../../auth/console-session.js';
 import { defineRoute, type Router } from '../../route.js';
-import { LedgerEntry, LedgerQuery, WalletInfo } from '../../schemas/wallet.js';
+import { LedgerEntry, LedgerQuery, WalletInfo } from '../../../contract/wallet.js';
 
 const ProjectPath = z.object({ project_id: z.uuid() });
 

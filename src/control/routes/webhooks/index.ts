@@ -11,7 +11,7 @@ import {
   WebhookEndpointInfo,
   WebhookEndpointPath,
   WebhookTestResult,
-} from '../../schemas/webhooks.js';
+} from '../../../contract/webhooks.js';
 
 /** Spec 4.5–4.6: the same five operations on `/v2/projects/:project_id/webhooks` and the console door. */
 export function webhookRoutes(router: Router): void {

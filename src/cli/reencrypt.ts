@@ -1,4 +1,4 @@
-import type { AppContext } from '../../app-context.js';
+import type { AppContext } from '../shared/app-context.js';
 
 // Keyring rotation: after a new key is put first in KEYRING, re-seal every secret that is
 // still under an older key. Batches run in their own transactions and skip rows another

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { assertStorableText } from '../../agents/text.js';
+import { assertStorableText } from './text.js';
 
 // Agent bodies and responses (spec 2.1–2.5, contract §3–4).
 

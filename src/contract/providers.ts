@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROVIDERS } from '../../providers/catalogue.js';
+import { PROVIDERS } from './catalogue.js';
 
 export const CatalogueInfo = z.array(
   z.object({

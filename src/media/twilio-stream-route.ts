@@ -1,11 +1,11 @@
 import uWS from 'uWebSockets.js';
-import type { AppContext } from '../../app-context.js';
-import type { CallStarter } from '../../media/server.js';
-import type { VoiceSession } from '../../media/voice-session.js';
-import { activateCarrierStream } from '../../telephony/activation.js';
-import { TWILIO_STREAM_PATH } from '../../telephony/urls.js';
-import { TwilioTransport, type TwilioSocketData } from './media-bridge.js';
-import { MAX_MESSAGE_BYTES, MULAW_ENCODING, MULAW_SAMPLE_RATE_HZ, parseInboundMessage, type StartMessage } from './media-stream-protocol.js';
+import type { AppContext } from '../shared/app-context.js';
+import type { CallStarter } from './server.js';
+import type { VoiceSession } from './voice-session.js';
+import { activateCarrierStream } from '../telephony/activation.js';
+import { TWILIO_STREAM_PATH } from '../telephony/urls.js';
+import { TwilioTransport, type TwilioSocketData } from './twilio-transport.js';
+import { MAX_MESSAGE_BYTES, MULAW_ENCODING, MULAW_SAMPLE_RATE_HZ, parseInboundMessage, type StartMessage } from '../carriers/twilio/media-stream-protocol.js';
 
 // The media socket Twilio connects to for <Connect><Stream> (`/v2/carriers/twilio/stream`).
 // Twilio cannot put our token in the URL (it drops query strings), so the upgrade is accepted

@@ -1,8 +1,8 @@
 import type { WebSocket } from 'uWebSockets.js';
-import { G711 } from '../../audio/native.js';
-import type { MediaTransport } from '../../media/transport.js';
-import type { VoiceSession } from '../../media/voice-session.js';
-import { buildClearMessage, buildMarkMessage, MULAW_SAMPLE_RATE_HZ } from './media-stream-protocol.js';
+import { G711 } from '../audio/native.js';
+import type { MediaTransport } from './transport.js';
+import type { VoiceSession } from './voice-session.js';
+import { buildClearMessage, buildMarkMessage, MULAW_SAMPLE_RATE_HZ } from '../carriers/twilio/media-stream-protocol.js';
 
 // A Twilio Media Stream as a call's transport. Caller audio arrives as base64 μ-law 8 kHz in
 // JSON `media` messages and is decoded by the native G.711 codec into PCM16 for the session;

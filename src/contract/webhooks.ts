@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { EVENT_TYPES } from '../../webhooks/events.js';
-import { blockedReason, isLocalHostName } from '../../shared/net/address-policy.js';
-import { queryBool, queryInt, paging } from '../validation.js';
+import { EVENT_TYPES } from './events.js';
+import { blockedReason, isLocalHostName } from '../shared/net/address-policy.js';
+import { queryBool, queryInt, paging } from './validation.js';
 
 /** Why `raw` cannot be a webhook URL, or null. Resolved addresses are checked again at delivery. */
 export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | null {

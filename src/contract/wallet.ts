@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paging } from '../validation.js';
+import { paging } from './validation.js';
 
 const money = z.string().regex(/^-?\d+$/);
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SCOPES } from '../auth/scopes.js';
+import { SCOPES } from './scopes.js';
 
 export const email = z.string().trim().max(254).pipe(z.email());
 export const password = z.string().min(12).max(256);

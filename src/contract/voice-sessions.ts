@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paging, queryBool } from '../validation.js';
+import { paging, queryBool } from './validation.js';
 
 export const SESSION_STATUSES = ['created', 'active', 'completed', 'failed'] as const;
 

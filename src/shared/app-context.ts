@@ -1,10 +1,10 @@
-import type { Config } from './config/env.js';
-import type { Sql } from './db/sql.js';
-import type { Redis } from './shared/redis.js';
-import type { Keyring } from './shared/crypto/keyring.js';
-import type { Logger } from './shared/logger.js';
-import type { Clock } from './shared/clock.js';
-import type { Mailer } from './shared/mailer.js';
+import type { Config } from '../config/env.js';
+import type { Sql } from './sql.js';
+import type { Redis } from './redis.js';
+import type { Keyring } from './crypto/keyring.js';
+import type { Logger } from './logger.js';
+import type { Clock } from './clock.js';
+import type { Mailer } from './mailer.js';
 
 /** What every role and route needs, built once at start and passed down explicitly. */
 export interface AppContext {
