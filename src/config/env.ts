@@ -7,6 +7,9 @@ const schedule = z
   .regex(/^\d+(,\d+)*$/, 'comma-separated milliseconds')
   .transform((v) => v.split(',').map(Number));
 
+/** The roles a process can run (ROLES). */
+export const ROLE_NAMES = ['api', 'media', 'worker'] as const;
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   MEDIA_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
@@ -23,13 +26,15 @@ const EnvSchema = z.object({
     .string()
     .default('api,media,worker')
     .transform((v) => v.split(',').map((r) => r.trim()).filter(Boolean))
-    .pipe(z.array(z.enum(['api', 'media', 'worker'])).min(1)),
+    .pipe(z.array(z.enum(ROLE_NAMES)).min(1)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().default('.data'),
   /** `echo` plays the caller back instead of running the agent (media load tests). */
   MEDIA_PIPELINE: z.enum(['agent', 'echo']).default('agent'),
   DRAIN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
 });
+
+export type Role = (typeof ROLE_NAMES)[number];
 
 export type Config = Omit<z.infer<typeof EnvSchema>, 'PUBLIC_BASE_URL' | 'PUBLIC_MEDIA_URL'> & {
   PUBLIC_BASE_URL: string;

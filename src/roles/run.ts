@@ -1,0 +1,25 @@
+import type { Role } from '../config/env.js';
+import type { AppContext } from '../shared/app-context.js';
+import { markDraining } from '../sessions/draining.js';
+
+type Stop = () => Promise<void>;
+
+// Loaded on demand, so a process imports only the roles it runs.
+const ROLE_MODULES: Record<Role, () => Promise<{ start: (ctx: AppContext) => Promise<Stop> }>> = {
+  api: () => import('./api.js'),
+  media: () => import('./media.js'),
+  worker: () => import('./worker.js'),
+};
+
+/** Starts the roles in order; the returned function drains and stops them in reverse order. */
+export async function runRoles(ctx: AppContext, roles: readonly Role[]): Promise<Stop> {
+  const stops: Stop[] = [];
+  for (const role of roles) stops.push(await (await ROLE_MODULES[role]()).start(ctx));
+  return async () => {
+    // From here session admission answers 503 and the media socket refuses with 1013; the
+    // media role's stop waits DRAIN_GRACE_MS, ends the remaining calls (1013) and settles them.
+    markDraining(ctx);
+    // Later roles (media, worker) stop first so that in-flight calls settle before the API goes.
+    for (const stop of stops.reverse()) await stop().catch((err) => ctx.log.error({ err }, 'stop failed'));
+  };
+}
