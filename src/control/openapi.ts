@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteDef } from './route.js';
+import type { RouteDef } from './route-def.js';
 
 // The OpenAPI 3.1 document is generated from the very zod schemas that validate requests.
 

@@ -5,6 +5,7 @@ import { errors } from '../shared/errors.js';
 import { authenticateApiKey, requireScope, type ApiKeyCaller } from './auth/api-key.js';
 import { authenticateBearer, loadOwnedProject, type ConsoleCaller } from './auth/console-session.js';
 import { rateHeaders, takeRequest } from './auth/rate-limit.js';
+import type { AuthKind, Caller, Out, RouteDef, RouteInput, Schema } from './route-def.js';
 import type { Scope } from '../contract/scopes.js';
 import type { ApiDocs } from './openapi.js';
 import { parseInput } from '../contract/validation.js';
@@ -12,39 +13,7 @@ import { parseInput } from '../contract/validation.js';
 // Every route is declared once with its zod schemas: the same declaration validates the
 // request, authenticates the caller and documents the route in /openapi.json.
 
-export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
-export type AuthKind = 'none' | 'console' | 'console-unverified' | { scope: Scope };
-
-type Schema = z.ZodType | undefined;
-type Out<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
-
-export interface RouteDef<B extends Schema, Q extends Schema, P extends Schema, H extends Schema = undefined> {
-  method: Method;
-  url: string;
-  summary: string;
-  tag: string;
-  auth: AuthKind;
-  body?: B;
-  query?: Q;
-  params?: P;
-  headers?: H;
-  status: number;
-  response?: z.ZodType;
-  /** Runs after authentication and before any input is parsed (ownership checks). */
-  authorize?: (caller: Caller, rawParams: Record<string, unknown>) => Promise<void>;
-}
-
-export type Caller = ApiKeyCaller | ConsoleCaller | null;
-
-export interface RouteInput<B extends Schema, Q extends Schema, P extends Schema, H extends Schema> {
-  body: Out<B>;
-  query: Out<Q>;
-  params: Out<P>;
-  headers: Out<H>;
-  caller: Caller;
-  req: FastifyRequest;
-  reply: FastifyReply;
-}
+export type { AuthKind, Caller, Method, RouteDef, RouteInput } from './route-def.js';
 
 export interface Router {
   app: FastifyInstance;

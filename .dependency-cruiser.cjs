@@ -1,0 +1,67 @@
+// The layers of src/, top to bottom: a folder may import only folders BELOW it (and itself).
+// docs/architecture.md draws the same list; test/architecture/layers.test.ts enforces it.
+const LAYERS = [
+  ['main.ts', 'context.ts', 'roles', 'cli'], // entry: wiring and the admin CLI
+  ['control'], // HTTP: Fastify routes of both doors
+  ['conversation'], // the engine, injected into media by roles/media.ts
+  ['media'], // the media socket, transports, call registry
+  ['telephony'], // outbound/inbound calls, dialling, carrier callbacks
+  ['sessions'], // admission, activation, settlement, slots
+  ['insights'],
+  ['agents'],
+  ['carriers'],
+  ['transcripts'],
+  ['tools'],
+  ['webhooks'],
+  ['providers'],
+  ['queues'], // the worker plane: queue names, job schemas, producer and worker helpers
+  ['db'], // every query (db/repos) and migrations
+  ['audio'], // the only loader of the C++ addon
+  ['contract'], // API shapes, events, control frames, money, scopes
+  ['config', 'shared'], // environment, AppContext, clients, errors, crypto, logging
+];
+
+const pathOf = (names) => `^src/(${names.map((n) => n.replace('.', '\\.')).join('|')})(/|$)`;
+
+const layerRules = LAYERS.slice(1).map((layer, i) => ({
+  name: `layer-${layer.join('-').replace('.ts', '')}`,
+  severity: 'error',
+  comment: `${layer.join(', ')} may not import a layer above it (${LAYERS.slice(0, i + 1).flat().join(', ')})`,
+  from: { path: pathOf(layer) },
+  to: { path: pathOf(LAYERS.slice(0, i + 1).flat()) },
+}));
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+
+  forbidden: [
+    ...layerRules,
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'modules that import each other, directly or through others',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'src-not-to-tests',
+      severity: 'error',
+      comment: 'production code never imports tests, benchmarks or scripts',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench|scripts)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+    moduleSystems: ['es6'],
+  },
+};
