@@ -29,7 +29,7 @@ async function run(): Promise<number> {
 run().then(
   (code) => process.exit(code),
   (err) => {
-    const message = err instanceof AppError ? String(err.detail) : err instanceof Error ? err.message : String(err);
+    const message = err instanceof AppError ? (typeof err.detail === 'string' ? err.detail : JSON.stringify(err.detail)) : err instanceof Error ? err.message : String(err);
     process.stderr.write(`error: ${message}\n`);
     process.exit(1);
   },

@@ -10,8 +10,10 @@ import { registerRoutes } from './routes/index.js';
 
 /** The control plane: both doors, one error model, docs generated from the route schemas. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  // Typed as Fastify's logger so the instance is a plain FastifyInstance (not one generic over pino).
+  const logger: FastifyBaseLogger = ctx.log.child({ role: 'api' });
   const app = Fastify({
-    loggerInstance: ctx.log.child({ role: 'api' }) as FastifyBaseLogger,
+    loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
     trustProxy: false,
@@ -19,7 +21,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // Errors raised before routing (bad URL encoding, over-long path segments) keep the error shape.
     frameworkErrors: (err, req, reply) => {
       reply.header('x-request-id', req.id);
-      return (reply as unknown as FastifyReply).code(err.statusCode ?? 400).send({ detail: err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'path segment too long' : 'malformed URL' });
+      void (reply as unknown as FastifyReply).code(err.statusCode ?? 400).send({ detail: err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'path segment too long' : 'malformed URL' });
     },
   });
   app.addHook('onRequest', async (req, reply) => {

@@ -163,7 +163,7 @@ function parseStart(m: Obj): StartMessage {
     streamSid,
     accountSid: sid(s, 'accountSid', 'start.accountSid'),
     callSid: sid(s, 'callSid', 'start.callSid'),
-    tracks: tracksRaw as string[],
+    tracks: tracksRaw,
     customParameters,
     mediaFormat,
   };
@@ -238,9 +238,9 @@ function parseEnvelope<T>(raw: string | Buffer, inner: (m: Obj) => T): ParseResu
   } catch (err) {
     if (err instanceof MediaStreamProtocolError) return { ok: false, error: err };
     if (err instanceof Invalid) {
-      return { ok: false, error: new MediaStreamProtocolError('invalid_field', `${err.field} ${err.why}`, value.event as string, err.field) };
+      return { ok: false, error: new MediaStreamProtocolError('invalid_field', `${err.field} ${err.why}`, value.event, err.field) };
     }
-    return { ok: false, error: new MediaStreamProtocolError('invalid_field', 'malformed message', value.event as string) };
+    return { ok: false, error: new MediaStreamProtocolError('invalid_field', 'malformed message', value.event) };
   }
 }
 

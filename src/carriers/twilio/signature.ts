@@ -10,7 +10,7 @@ export type SignedParams = Record<string, string | readonly string[]> | URLSearc
 
 function toPairs(params: SignedParams): [string, string][] {
   if (params instanceof URLSearchParams) return [...params.entries()];
-  if (Array.isArray(params)) return params.map(([k, v]) => [k, v]);
+  if (Array.isArray(params)) return (params as readonly (readonly [string, string])[]).map(([k, v]) => [k, v]);
   const pairs: [string, string][] = [];
   for (const [k, v] of Object.entries(params as Record<string, string | readonly string[]>)) {
     if (typeof v === 'string') pairs.push([k, v]);

@@ -7,7 +7,7 @@ import { safeLookup } from './address-policy.js';
 
 let publicAgent: Agent | undefined;
 /** An undici dispatcher whose connections go only to addresses `safeLookup` checked. */
-export const publicOnlyDispatcher = () => (publicAgent ??= new Agent({ connect: { lookup: safeLookup as never } }));
+export const publicOnlyDispatcher = () => (publicAgent ??= new Agent({ connect: { lookup: safeLookup } }));
 
 const SAFE_CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
 
