@@ -1,12 +1,18 @@
 import { z } from 'zod';
 import { paging, queryBool } from './validation.js';
 
+/** Caller-supplied metadata is stored and sent back in every event: bounded so it cannot swell them. */
+export const MAX_METADATA_BYTES = 16 * 1024;
+const Metadata = z
+  .record(z.string(), z.unknown())
+  .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= MAX_METADATA_BYTES, `must be at most ${MAX_METADATA_BYTES} bytes as JSON`);
+
 export const SESSION_STATUSES = ['created', 'active', 'completed', 'failed'] as const;
 
 export const CreateVoiceSessionBody = z.strictObject({
   agent_id: z.uuid(),
   max_duration_seconds: z.number().int().min(1).max(2_147_483_647).nullish(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
+  metadata: Metadata.nullish(),
   record: z.boolean().nullish(),
   store_transcript: z.boolean().nullish(),
   sample_rate_in: z.union([z.literal(8000), z.literal(16000)]).default(16000),
@@ -91,7 +97,7 @@ export const CreateOutboundVoiceSessionBody = z.strictObject({
   from: z.string().min(1).max(64),
   to: z.string().regex(/^\+[1-9][0-9]{6,14}$/, 'must be an E.164 number such as +14155550100'),
   max_duration_seconds: z.number().int().min(1).max(2_147_483_647).nullish(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
+  metadata: Metadata.nullish(),
   record: z.boolean().nullish(),
   store_transcript: z.boolean().nullish(),
   variables: z.record(z.string(), z.string()).default({}),

@@ -1,9 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../shared/errors.js';
+import { MAX_JSON_DEPTH, tooDeepPath } from './json-depth.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** Strict JSON bodies: malformed JSON is a 422 at `loc ["body"]`; an empty body is "no body". */
+/**
+ * Strict JSON bodies: malformed JSON is a 422 at `loc ["body"]`, a body nested deeper than
+ * MAX_JSON_DEPTH a 422 at the first too-deep value; an empty body is "no body".
+ */
 export function installJsonBody(app: FastifyInstance): void {
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(
@@ -12,11 +16,15 @@ export function installJsonBody(app: FastifyInstance): void {
     (_req, body, done) => {
       const text = (body as string).trim();
       if (text === '') return done(null, undefined);
+      let parsed: unknown;
       try {
-        done(null, JSON.parse(text));
+        parsed = JSON.parse(text);
       } catch {
-        done(errors.validation([{ loc: ['body'], msg: 'malformed JSON', type: 'json_invalid' }]), undefined);
+        return done(errors.validation([{ loc: ['body'], msg: 'malformed JSON', type: 'json_invalid' }]), undefined);
       }
+      const deep = tooDeepPath(parsed);
+      if (deep) return done(errors.validation([{ loc: ['body', ...deep], msg: `nested deeper than ${MAX_JSON_DEPTH} levels`, type: 'json_too_deep' }]), undefined);
+      done(null, parsed);
     },
   );
 }
