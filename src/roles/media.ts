@@ -3,6 +3,7 @@ import type { AppContext } from '../shared/app-context.js';
 import { createConversation, type ConversationOptions } from '../conversation/index.js';
 import { startMediaServer, type MediaServer, type MediaServerOptions } from '../media/server.js';
 import { twilioStreamRoute } from '../media/twilio-stream-route.js';
+import { uwsFallbackReason } from '../media/uws-native.js';
 
 export interface MediaNodeOptions extends Omit<MediaServerOptions, 'agentPipeline'> {
   /** How agent calls are built (tests and benchmarks inject providers). */
@@ -10,7 +11,9 @@ export interface MediaNodeOptions extends Omit<MediaServerOptions, 'agentPipelin
 }
 
 /** A media server running the conversation engine: the engine is injected here, so media/ never imports it. */
-export function startMediaNode(ctx: AppContext, opts: MediaNodeOptions): Promise<MediaServer> {
+export async function startMediaNode(ctx: AppContext, opts: MediaNodeOptions): Promise<MediaServer> {
+  const fallback = uwsFallbackReason();
+  if (fallback) throw new Error(`the media role cannot start: ${fallback}`);
   const { conversation, ...server } = opts;
   return startMediaServer(ctx, { ...server, agentPipeline: (c, row, log) => createConversation(c, row, log, conversation) });
 }
