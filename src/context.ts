@@ -1,6 +1,6 @@
 import type { AppContext } from './shared/app-context.js';
 import type { Config } from './config/env.js';
-import { migrate } from './db/migrate.js';
+import { migrate, pendingMigrations } from './db/migrate.js';
 import { createSql, ensureDatabase } from './shared/sql.js';
 import { systemClock } from './shared/clock.js';
 import { loadKeyring } from './shared/crypto/keyring.js';
@@ -8,14 +8,28 @@ import { createLogger, type Logger } from './shared/logger.js';
 import { logMailer } from './shared/mailer.js';
 import { createRedis } from './shared/redis.js';
 
-/** Connects storage (creating and migrating the database when needed) and builds the context. */
-export async function createContext(config: Config, overrides: Partial<AppContext> = {}): Promise<AppContext> {
+/**
+ * `prepare` (the service): create the database when missing and migrate it. `existing` (the admin
+ * CLI): use the service's database as it is, and refuse with a clear error when it is missing or
+ * not migrated, so a wrong DATABASE_URL never creates a stray empty database.
+ */
+export type DatabaseUse = 'prepare' | 'existing';
+
+/** Connects storage and builds the context. */
+export async function createContext(config: Config, overrides: Partial<AppContext> = {}, use: DatabaseUse = 'prepare'): Promise<AppContext> {
   const log: Logger = overrides.log ?? createLogger(config.LOG_LEVEL);
   if (config.ALLOW_PRIVATE_URLS) log.warn('ALLOW_PRIVATE_URLS=1: private and loopback URLs are accepted (development only)');
-  await ensureDatabase(config.DATABASE_URL);
+  if (use === 'prepare') await ensureDatabase(config.DATABASE_URL);
   const sql = overrides.sql ?? createSql(config.DATABASE_URL);
-  const applied = await migrate(sql);
-  if (applied.length) log.info({ applied }, 'database migrated');
+  if (use === 'prepare') {
+    const applied = await migrate(sql);
+    if (applied.length) log.info({ applied }, 'database migrated');
+  } else {
+    await checkExistingDatabase(sql, config.DATABASE_URL).catch(async (err: unknown) => {
+      await sql.end({ timeout: 1 });
+      throw err;
+    });
+  }
   return {
     config,
     sql,
@@ -30,4 +44,20 @@ export async function createContext(config: Config, overrides: Partial<AppContex
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   await Promise.allSettled([ctx.sql.end({ timeout: 5 }), ctx.redis.quit()]);
+}
+
+async function checkExistingDatabase(sql: AppContext['sql'], url: string): Promise<void> {
+  const where = new URL(url);
+  const name = decodeURIComponent(where.pathname.replace(/^\//, ''));
+  const at = `${where.hostname}:${where.port || '5432'}`;
+  let pending: string[];
+  try {
+    pending = await pendingMigrations(sql);
+  } catch (err) {
+    if ((err as { code?: string }).code === '3D000') {
+      throw new Error(`database "${name}" not found on ${at}: set DATABASE_URL (or .env) to the service's database; this command never creates one`);
+    }
+    throw err;
+  }
+  if (pending.length) throw new Error(`database "${name}" on ${at} is not migrated (${pending.length} pending): start the service once to migrate it`);
 }

@@ -1,10 +1,11 @@
 import { loadConfig } from './config/env.js';
+import { environmentWithFile } from './config/env-file.js';
 import { closeContext, createContext } from './context.js';
 import { runRoles } from './roles/run.js';
 
 // One entry point, three roles (api, media, worker); ROLES picks which run in this process.
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = loadConfig(environmentWithFile());
   const ctx = await createContext(config);
   const stopRoles = await runRoles(ctx, config.ROLES);
   ctx.log.info({ roles: config.ROLES, port: config.PORT, media_port: config.MEDIA_PORT }, 'voice agent service started');

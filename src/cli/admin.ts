@@ -1,4 +1,5 @@
 import { loadConfig } from '../config/env.js';
+import { environmentWithFile } from '../config/env-file.js';
 import { closeContext, createContext } from '../context.js';
 import { createLogger } from '../shared/logger.js';
 import { AppError } from '../shared/errors.js';
@@ -13,10 +14,12 @@ async function run(): Promise<number> {
     process.stderr.write(`usage: npm run --silent admin -- <command> [--flag value]\ncommands: ${Object.keys(commands).join(', ')}\n`);
     return 2;
   }
-  const config = loadConfig();
+  // The service's own settings (environment over .env); the database must already exist.
+  const env = environmentWithFile();
+  const config = loadConfig(env);
   // Logs go to stderr at warn so stdout stays pure JSON.
-  const log = createLogger(process.env.LOG_LEVEL ?? 'warn', 'voice', 2).child({ role: 'admin' });
-  const ctx = await createContext(config, { log });
+  const log = createLogger(env.LOG_LEVEL ?? 'warn', 'voice', 2).child({ role: 'admin' });
+  const ctx = await createContext(config, { log }, 'existing');
   try {
     const result = await handler(ctx, flags);
     process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -46,3 +46,11 @@ export async function migrate(sql: Sql, migrations = readMigrations()): Promise<
   });
   return applied;
 }
+
+/** Migrations not applied yet (all of them when the database was never migrated). */
+export async function pendingMigrations(sql: Sql, migrations = readMigrations()): Promise<string[]> {
+  const [table] = await sql`select to_regclass('schema_migrations') as name`;
+  if (!table?.name) return migrations.map((m) => m.name);
+  const done = new Set((await sql`select version from schema_migrations`).map((r) => r.version as number));
+  return migrations.filter((m) => !done.has(m.version)).map((m) => m.name);
+}
