@@ -1,8 +1,11 @@
+import type { z } from 'zod';
 import { httpError, protocolError, ProviderError, safeCode } from '../errors.js';
+import { parseJsonObject } from '../json.js';
 import type { AdapterOptions, LlmAdapter, LlmEvent, LlmFinishReason, LlmMessage, LlmRequest } from '../types.js';
 import { resolveTimeouts } from '../types.js';
 import { joinUrl, openHttpStream } from './http.js';
-import { parseSse } from './sse.js';
+import { parseSse, type SseEvent } from './sse.js';
+import { isMappedType, JsonDelta, StreamEvent, TextBlock, TextDelta, ToolUseBlock } from './anthropic-events.js';
 
 // Anthropic Messages API (POST /v1/messages, stream: true, `anthropic-version: 2023-06-01`).
 // SSE events: message_start, content_block_start (text | tool_use), content_block_delta
@@ -81,6 +84,26 @@ const STREAM_ERROR_STATUS: Record<string, number> = {
   timeout_error: 504,
 };
 
+/** One SSE event as a stream event mapped here; null for any other type. */
+function readEvent(sse: SseEvent): StreamEvent | null {
+  let msg: Record<string, unknown>;
+  try {
+    msg = parseJsonObject(sse.data);
+  } catch (err) {
+    throw protocolError(PROVIDER, 'an event that is not JSON', err);
+  }
+  // The SSE event name stands in for a `type` missing from the data.
+  const type = msg.type ?? sse.event;
+  if (!isMappedType(type)) return null;
+  return read(StreamEvent, msg.type === type ? msg : { ...msg, type }, `a ${type} event of an unexpected shape`);
+}
+
+function read<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw protocolError(PROVIDER, what, r.error);
+  return r.data;
+}
+
 export class AnthropicLlm implements LlmAdapter {
   readonly provider = 'anthropic';
 
@@ -124,15 +147,10 @@ export class AnthropicLlm implements LlmAdapter {
     let stop: LlmFinishReason | null = null;
     let stopped = false;
     try {
-      for await (const ev of parseSse(http.chunks)) {
-        let msg: Record<string, any>;
-        try {
-          msg = JSON.parse(ev.data);
-        } catch (err) {
-          throw protocolError(PROVIDER, 'an event that is not JSON', err);
-        }
-        const type = (msg.type as string | undefined) ?? ev.event;
-        switch (type) {
+      for await (const sse of parseSse(http.chunks)) {
+        const msg = readEvent(sse);
+        if (!msg) continue; // new event types are allowed by Anthropic's versioning policy
+        switch (msg.type) {
           case 'ping':
             break;
           case 'message_start':
@@ -140,22 +158,27 @@ export class AnthropicLlm implements LlmAdapter {
             outputTokens = msg.message?.usage?.output_tokens ?? 0;
             break;
           case 'content_block_start': {
-            const cb = msg.content_block ?? {};
-            if (cb.type === 'text') {
+            const cb = msg.content_block;
+            if (cb?.type === 'text') {
+              const { text } = read(TextBlock, cb, 'a text block whose text is not a string');
               blocks.set(msg.index, { kind: 'text' });
-              if (cb.text) yield { type: 'text', text: cb.text };
-            } else if (cb.type === 'tool_use') {
-              if (typeof cb.id !== 'string' || typeof cb.name !== 'string') throw protocolError(PROVIDER, 'a tool_use block without id or name');
-              blocks.set(msg.index, { kind: 'tool', id: cb.id, name: cb.name, json: '' });
+              if (text) yield { type: 'text', text };
+            } else if (cb?.type === 'tool_use') {
+              const { id, name } = read(ToolUseBlock, cb, 'a tool_use block without id or name');
+              blocks.set(msg.index, { kind: 'tool', id, name, json: '' });
             } else blocks.set(msg.index, { kind: 'other' }); // thinking etc.: not spoken
             break;
           }
           case 'content_block_delta': {
             const b = blocks.get(msg.index);
             if (!b) throw protocolError(PROVIDER, 'a delta for a block that never started');
-            const d = msg.delta ?? {};
-            if (d.type === 'text_delta' && b.kind === 'text' && d.text) yield { type: 'text', text: d.text };
-            else if (d.type === 'input_json_delta' && b.kind === 'tool') b.json += d.partial_json ?? '';
+            const d = msg.delta;
+            if (d?.type === 'text_delta' && b.kind === 'text') {
+              const { text } = read(TextDelta, d, 'a text_delta whose text is not a string');
+              if (text) yield { type: 'text', text };
+            } else if (d?.type === 'input_json_delta' && b.kind === 'tool') {
+              b.json += read(JsonDelta, d, 'an input_json_delta whose partial_json is not a string').partial_json ?? '';
+            }
             break;
           }
           case 'content_block_stop': {
@@ -180,8 +203,6 @@ export class AnthropicLlm implements LlmAdapter {
             const status = (et && STREAM_ERROR_STATUS[et]) || 500;
             throw httpError({ provider: PROVIDER, status, code: et });
           }
-          default:
-            break; // new event types are allowed by Anthropic's versioning policy
         }
         if (stopped) break;
       }

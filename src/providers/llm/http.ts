@@ -66,9 +66,14 @@ function causeCode(err: unknown): string | undefined {
   return e?.cause?.code ?? e?.cause?.cause?.code ?? e?.code;
 }
 
+/** undici types a body as ReadableStream<any>; a fetch body is bytes. */
+function bodyReader(res: Response): ReadableStreamDefaultReader<Uint8Array> | undefined {
+  return (res.body as ReadableStream<Uint8Array> | null)?.getReader();
+}
+
 async function readErrorBody(res: Response): Promise<unknown> {
   try {
-    const reader = res.body?.getReader();
+    const reader = bodyReader(res);
     if (!reader) return undefined;
     const parts: Uint8Array[] = [];
     let size = 0;
@@ -149,7 +154,7 @@ export async function openHttpStream(call: HttpCall): Promise<HttpStream> {
       throw httpError({ provider, status: res.status, code: call.errorCode(body), retryAfterMs: parseRetryAfter(res.headers) });
     }
 
-    const reader = res.body?.getReader();
+    const reader = bodyReader(res);
     let finished = false;
     const cancel = () => {
       cleanup();

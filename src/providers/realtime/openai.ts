@@ -2,8 +2,10 @@ import type WebSocket from 'ws';
 import { abortedError, ProviderError, protocolError, safeCode, timeoutError } from '../errors.js';
 import type { AdapterOptions, RealtimeAdapter, RealtimeEvent, RealtimeResponseOptions, RealtimeSession, RealtimeSessionConfig, Timeouts } from '../types.js';
 import { resolveTimeouts } from '../types.js';
+import { parseJsonObject } from '../json.js';
 import { joinUrl } from '../llm/http.js';
 import { OPENAI_BASE_URL, openAiErrorCode } from '../llm/openai.js';
+import { FunctionCallItem, isMappedType, ServerEvent } from './openai-events.js';
 import { AsyncQueue } from './queue.js';
 import { closeError, connectWs, pcmToBase64 } from './ws.js';
 
@@ -225,14 +227,22 @@ class OpenAiRealtimeSession implements RealtimeSession {
   private onMessage(data: Buffer, isBinary: boolean): void {
     if (this.done) return;
     this.lastReceivedAt = Date.now();
-    let ev: Record<string, any>;
+    let raw: Record<string, unknown>;
     try {
       if (isBinary) throw new Error('binary');
-      ev = JSON.parse(data.toString('utf8'));
-      if (typeof ev.type !== 'string') throw new Error('no type');
+      raw = parseJsonObject(data.toString('utf8'));
+      if (typeof raw.type !== 'string') throw new Error('no type');
     } catch (err) {
       return this.stop(protocolError(PROVIDER, 'an event that is not JSON with a type', err));
     }
+    // rate_limits.updated, conversation.item.*, response.output_item.added, …: not parsed.
+    if (!isMappedType(raw.type)) return;
+    const ev = ServerEvent.safeParse(raw);
+    if (!ev.success) return this.stop(protocolError(PROVIDER, `a ${raw.type} event of an unexpected shape`, ev.error));
+    this.handle(ev.data);
+  }
+
+  private handle(ev: ServerEvent): void {
     const push = (e: RealtimeEvent) => this.queue.push(e);
     switch (ev.type) {
       case 'session.created':
@@ -254,10 +264,9 @@ class OpenAiRealtimeSession implements RealtimeSession {
         break;
       case 'response.created':
         this.markResponding();
-        push({ type: 'response_created', responseId: ev.response?.id, metadata: stringMap(ev.response?.metadata) });
+        push({ type: 'response_created', responseId: ev.response.id, metadata: stringMap(ev.response.metadata) });
         break;
       case 'response.output_audio.delta': {
-        if (typeof ev.delta !== 'string') return this.stop(protocolError(PROVIDER, 'an audio delta without audio'));
         const bytes = Buffer.from(ev.delta, 'base64');
         const pcm = new Int16Array(bytes.length >> 1);
         new Uint8Array(pcm.buffer).set(bytes.subarray(0, pcm.length * 2));
@@ -270,14 +279,17 @@ class OpenAiRealtimeSession implements RealtimeSession {
       case 'response.output_audio_transcript.done':
         push({ type: 'transcript_done', responseId: ev.response_id, itemId: ev.item_id, text: ev.transcript ?? '' });
         break;
-      case 'response.output_item.done':
-        if (ev.item?.type === 'function_call') {
-          push({ type: 'tool_call', responseId: ev.response_id, itemId: ev.item.id, call: { id: ev.item.call_id, name: ev.item.name, arguments: ev.item.arguments || '{}' } });
-        }
+      case 'response.output_item.done': {
+        if (ev.item?.type !== 'function_call') break; // a message's audio and text came as deltas
+        const item = FunctionCallItem.safeParse(ev.item);
+        if (!item.success) return this.stop(protocolError(PROVIDER, 'a function_call item without id, call_id or name', item.error));
+        const c = item.data;
+        push({ type: 'tool_call', responseId: ev.response_id, itemId: c.id, call: { id: c.call_id, name: c.name, arguments: c.arguments || '{}' } });
         break;
+      }
       case 'response.done': {
         this.responding = false;
-        const r = ev.response ?? {};
+        const r = ev.response;
         const u = r.usage;
         const reason = safeCode(r.status_details?.reason);
         const errorCode = safeCode(r.status_details?.error?.code) ?? safeCode(r.status_details?.error?.type);
@@ -302,8 +314,6 @@ class OpenAiRealtimeSession implements RealtimeSession {
         push({ type: 'error', error: e, ...(clientEventId ? { clientEventId } : {}) });
         break;
       }
-      default:
-        break; // rate_limits.updated, conversation.item.*, response.output_item.added, …
     }
   }
 

@@ -4,9 +4,9 @@
 
 export class AsyncQueue<T> implements AsyncIterable<T> {
   private items: T[] = [];
-  private waiter: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void } | null = null;
+  private waiter: { resolve: (r: IteratorResult<T>) => void; reject: (e: Error) => void } | null = null;
   private ended = false;
-  private error: unknown = null;
+  private error: Error | null = null;
 
   constructor(private readonly onReturn: () => void = () => {}) {}
 
@@ -29,7 +29,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     this.wake();
   }
 
-  fail(err: unknown): void {
+  fail(err: Error): void {
     if (this.ended) return;
     this.ended = true;
     this.error = err;

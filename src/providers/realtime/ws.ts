@@ -54,7 +54,7 @@ function once(call: WsCall): Promise<WebSocket> {
       handshakeTimeout: call.timeouts.connectMs + call.timeouts.firstByteMs,
       followRedirects: false,
       perMessageDeflate: false,
-      ...(lookup ? { lookup: lookup as never } : {}),
+      ...(lookup ? { lookup } : {}),
     });
     let settled = false;
     const settle = (err: ProviderError | null) => {

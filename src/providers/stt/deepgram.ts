@@ -1,7 +1,9 @@
 import type WebSocket from 'ws';
+import { z } from 'zod';
 import { abortedError, ProviderError, protocolError, timeoutError } from '../errors.js';
 import type { AdapterOptions, SttAdapter, SttEvent, SttOpenOptions, SttSession } from '../types.js';
 import { resolveTimeouts } from '../types.js';
+import { parseJsonObject } from '../json.js';
 import { joinUrl } from '../llm/http.js';
 import { deepgramErrorCode, DEEPGRAM_BASE_URL } from '../tts/deepgram.js';
 import { AsyncQueue } from '../realtime/queue.js';
@@ -63,12 +65,12 @@ export class DeepgramStt implements SttAdapter {
   }
 }
 
-interface Results {
-  type: 'Results';
-  is_final?: boolean;
-  speech_final?: boolean;
-  channel?: { alternatives?: { transcript?: string }[] };
-}
+// The fields of a Results message read here; the others (words, metadata, …) are not parsed.
+const Results = z.object({
+  is_final: z.boolean().nullish(),
+  speech_final: z.boolean().nullish(),
+  channel: z.object({ alternatives: z.array(z.object({ transcript: z.string().nullish() })).nullish() }).nullish(),
+});
 
 class DeepgramSession implements SttSession {
   private readonly queue: AsyncQueue<SttEvent>;
@@ -160,16 +162,18 @@ class DeepgramSession implements SttSession {
   private onMessage(data: Buffer, isBinary: boolean): void {
     if (this.done) return;
     this.unansweredSince = null;
-    let msg: { type?: string } & Record<string, unknown>;
+    let msg: Record<string, unknown>;
     try {
       if (isBinary) throw new Error('binary');
-      msg = JSON.parse(data.toString('utf8'));
+      msg = parseJsonObject(data.toString('utf8'));
     } catch (err) {
       return this.stop(protocolError(PROVIDER, 'a frame that is not JSON', err));
     }
     switch (msg.type) {
       case 'Results': {
-        const r = msg as unknown as Results;
+        const parsed = Results.safeParse(msg);
+        if (!parsed.success) return this.stop(protocolError(PROVIDER, 'a Results message of an unexpected shape', parsed.error));
+        const r = parsed.data;
         const text = (r.channel?.alternatives?.[0]?.transcript ?? '').trim();
         if (r.is_final) {
           if (text || r.speech_final) this.queue.push({ type: 'final', text, speechFinal: r.speech_final === true });

@@ -2,6 +2,7 @@ import type WebSocket from 'ws';
 import { abortedError, ProviderError, protocolError, safeCode, timeoutError } from '../errors.js';
 import type { AdapterOptions, StreamingTtsAdapter, TtsRequest, TtsStream } from '../types.js';
 import { resolveTimeouts } from '../types.js';
+import { parseJsonObject } from '../json.js';
 import { joinUrl } from '../llm/http.js';
 import { AsyncQueue } from '../realtime/queue.js';
 import { closeError, connectWs } from '../realtime/ws.js';
@@ -175,7 +176,7 @@ class ElevenLabsStream implements TtsStream {
     let msg: Record<string, unknown>;
     try {
       if (isBinary) throw new Error('binary frame');
-      msg = JSON.parse(data.toString('utf8'));
+      msg = parseJsonObject(data.toString('utf8'));
     } catch (err) {
       this.queue.fail(protocolError(PROVIDER, 'a frame that is not JSON', err));
       return this.shutdown();

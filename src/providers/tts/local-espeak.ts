@@ -40,7 +40,8 @@ export class LocalEspeakTts implements TtsAdapter {
     const wpm = Math.round(DEFAULT_WPM * Math.min(3, Math.max(0.5, req.speed ?? 1)));
     const child = spawn(this.binary, ['--stdout', '-v', voice, '-s', String(wpm)], { stdio: ['pipe', 'pipe', 'pipe'] });
 
-    let failure: ProviderError | null = null;
+    // Set from callbacks; no initialiser, so TS does not narrow it to "never set" below.
+    let failure: ProviderError | undefined;
     const fail = (e: ProviderError) => {
       failure ??= e;
       child.kill('SIGKILL');

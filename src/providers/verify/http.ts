@@ -101,4 +101,4 @@ export async function probe(spec: ProbeSpec, target: VerifyTarget): Promise<Veri
   return result.detail ? { ...result, detail: scrub(result.detail, target.apiKey) } : result;
 }
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export { isObject } from '../json.js';
