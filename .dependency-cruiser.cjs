@@ -6,6 +6,7 @@ const LAYERS = [
   ['conversation'], // the engine, injected into media by roles/media.ts
   ['media'], // the media socket, transports, call registry
   ['telephony'], // outbound/inbound calls, dialling, carrier callbacks
+  ['health'], // readiness checks every role answers
   ['sessions'], // admission, activation, settlement, slots
   ['insights'],
   ['agents'],

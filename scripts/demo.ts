@@ -17,11 +17,10 @@ import type { AppContext } from '../src/shared/app-context.js';
 import { commands } from '../src/cli/commands.js';
 import { loadConfig } from '../src/config/env.js';
 import { closeContext, createContext } from '../src/context.js';
-import { buildApp } from '../src/control/app.js';
+import { runRoles } from '../src/roles/run.js';
 import { dropDatabase } from '../src/shared/sql.js';
 import { createAccount as createProviderAccount, verifyAccount } from '../src/providers/accounts.js';
 import { findLocalEngines } from '../src/providers/verify/local.js';
-import { markDraining } from '../src/sessions/draining.js';
 import { Keyring } from '../src/shared/crypto/keyring.js';
 import { createLogger } from '../src/shared/logger.js';
 import { synthesize, writeStereoWav } from './demo-audio.js';
@@ -91,6 +90,7 @@ const config = loadConfig({
   DATABASE_URL: base.toString(),
   PORT: String(port),
   MEDIA_PORT: String(mediaPort),
+  WORKER_PORT: '0',
   HOST: '127.0.0.1',
   PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
   PUBLIC_MEDIA_URL: `ws://127.0.0.1:${mediaPort}`,
@@ -112,13 +112,7 @@ const stops: Stop[] = [];
 let exitCode = 0;
 let caller: DemoCaller | null = null;
 try {
-  const app = await buildApp(ctx);
-  await app.listen({ port, host: config.HOST });
-  stops.push(() => app.close());
-  for (const role of ['media', 'worker']) {
-    const mod = (await import(`../src/roles/${role}.js`)) as { start: (c: AppContext) => Promise<Stop> };
-    stops.push(await mod.start(ctx));
-  }
+  stops.push(await runRoles(ctx, config.ROLES));
   const apiBase = `http://127.0.0.1:${port}`;
 
   // --------------------------------------------------------------------------- tenant
@@ -204,7 +198,7 @@ try {
   process.stderr.write(`demo failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
 } finally {
   caller?.ws.terminate();
-  markDraining(ctx);
+  // runRoles' stop marks the process draining, then stops the roles in reverse.
   for (const stop of stops.reverse()) await stop().catch((err) => process.stderr.write(`stop failed: ${String(err)}\n`));
   const keys = await ctx.redis.keys(`${redisPrefix}*`).catch(() => [] as string[]);
   if (keys.length) await ctx.redis.del(...keys).catch(() => {});

@@ -13,6 +13,8 @@ export const ROLE_NAMES = ['api', 'media', 'worker'] as const;
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   MEDIA_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+  /** The worker role's /healthz and /readyz. */
+  WORKER_PORT: z.coerce.number().int().min(0).max(65535).default(8082),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.string().min(1).default('postgres://localhost:5432/voice'),
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),

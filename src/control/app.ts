@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { AppContext } from '../shared/app-context.js';
+import { checkReadiness, readinessResponse } from '../health/readiness.js';
 import { installDocs } from './docs-page.js';
 import { ApiDocs } from './openapi.js';
 import { installErrorHandler } from './plugins/error-handler.js';
@@ -33,7 +34,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const router: Router = { app, ctx, docs };
   registerRoutes(router);
   installDocs(app, docs, ctx.config.PUBLIC_BASE_URL);
+  // Liveness: the process answers. Readiness: it can serve (Postgres, Redis, schema, not draining).
   app.get('/healthz', async () => ({ ok: true }));
+  app.get('/readyz', async (_req, reply) => {
+    const { status, body } = readinessResponse(await checkReadiness(ctx));
+    return reply.code(status).send(body);
+  });
   await app.ready();
   return app;
 }

@@ -1,4 +1,5 @@
 import type { AppContext } from '../shared/app-context.js';
+import { startHealthServer } from '../health/server.js';
 import { startInsightsWorker } from '../insights/worker.js';
 import { startSessionSweepers } from '../sessions/sweepers.js';
 import { startTelephonyWorkers } from '../telephony/dial-worker.js';
@@ -10,8 +11,9 @@ import { startWebhookWorkers } from '../webhooks/index.js';
  * (expired and orphaned sessions, lost insights jobs, expired transcripts).
  */
 export async function start(ctx: AppContext): Promise<() => Promise<void>> {
-  const stops = [await startWebhookWorkers(ctx), startSessionSweepers(ctx), await startInsightsWorker(ctx), startTranscriptSweeper(ctx), await startTelephonyWorkers(ctx)];
-  ctx.log.info('worker role started');
+  const health = await startHealthServer(ctx, ctx.config.WORKER_PORT, ctx.config.HOST);
+  const stops = [health.close, await startWebhookWorkers(ctx), startSessionSweepers(ctx), await startInsightsWorker(ctx), startTranscriptSweeper(ctx), await startTelephonyWorkers(ctx)];
+  ctx.log.info({ health_port: health.port }, 'worker role started');
   return async () => {
     for (const stop of stops.reverse()) await stop();
   };

@@ -36,6 +36,7 @@ export async function startHarness(opts: { env?: Record<string, string>; clock?:
     ALLOW_PRIVATE_URLS: '1',
     PORT: '0',
     MEDIA_PORT: '0',
+    WORKER_PORT: '0',
     // Socket mechanics are tested on the echo pipeline; conversation tests ask for `agent`.
     MEDIA_PIPELINE: 'echo',
     ...opts.env,
