@@ -2,6 +2,8 @@ import { errors } from '../shared/errors.js';
 
 // Postgres cannot store a NUL character in text, nor a lone UTF-16 surrogate in jsonb, and
 // refuses very deep jsonb; such input is the client's mistake (422), not a server failure.
+// The JSON body parser checks every body with this; the walk stops at MAX_DEPTH, so a
+// hostile 100,000-deep body costs no more than a 33-deep one.
 
 export const MAX_DEPTH = 32;
 
@@ -36,8 +38,13 @@ function find(value: unknown, path: (string | number)[]): Problem | null {
   return null;
 }
 
+/** The first string (or key) in a JSON body that Postgres cannot store, or nesting past MAX_DEPTH; null when none. */
+export function storableProblem(body: unknown): Problem | null {
+  return find(body, ['body']);
+}
+
 /** Throws a 422 naming the first string (or key) in `body` that Postgres cannot store. */
 export function assertStorableText(body: unknown): void {
-  const problem = find(body, ['body']);
+  const problem = storableProblem(body);
   if (problem) throw errors.validation([{ ...problem, type: 'value_error' }]);
 }

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../shared/errors.js';
-import { MAX_JSON_DEPTH, tooDeepPath } from './json-depth.js';
+import { storableProblem } from '../../contract/text.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * Strict JSON bodies: malformed JSON is a 422 at `loc ["body"]`, a body nested deeper than
- * MAX_JSON_DEPTH a 422 at the first too-deep value; an empty body is "no body".
+ * Strict JSON bodies: malformed JSON is a 422 at `loc ["body"]`; a body nested too deep or
+ * holding text Postgres cannot store is a 422 at the first such place; an empty body is "no body".
  */
 export function installJsonBody(app: FastifyInstance): void {
   app.removeContentTypeParser(['application/json', 'text/plain']);
@@ -22,8 +22,8 @@ export function installJsonBody(app: FastifyInstance): void {
       } catch {
         return done(errors.validation([{ loc: ['body'], msg: 'malformed JSON', type: 'json_invalid' }]), undefined);
       }
-      const deep = tooDeepPath(parsed);
-      if (deep) return done(errors.validation([{ loc: ['body', ...deep], msg: `nested deeper than ${MAX_JSON_DEPTH} levels`, type: 'json_too_deep' }]), undefined);
+      const problem = storableProblem(parsed);
+      if (problem) return done(errors.validation([{ ...problem, type: 'value_error' }]), undefined);
       done(null, parsed);
     },
   );
