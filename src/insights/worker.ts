@@ -1,10 +1,7 @@
-import { Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { AppContext } from '../shared/app-context.js';
 import type { RegistryOptions } from '../providers/registry.js';
-import { bullPrefix } from '../webhooks/queue.js';
+import { INSIGHTS_ATTEMPTS, insightsJobs, startQueueWorker } from '../queues/index.js';
 import { analyseSession, RetryInsights, type AnalyseOutcome } from './analyse.js';
-import { INSIGHTS_ATTEMPTS, INSIGHTS_QUEUE, InsightsJobData } from './queue.js';
 import { startInsightsSweeper } from './sweeper.js';
 
 export interface InsightsWorkerOptions {
@@ -27,12 +24,15 @@ export interface InsightsWorkerOptions {
 /** Starts the BullMQ insights worker (and its sweeper); resolves to a stop function. */
 export async function startInsightsWorker(ctx: AppContext, opts: InsightsWorkerOptions = {}): Promise<() => Promise<void>> {
   const retryDelayMs = opts.retryDelayMs ?? 5_000;
-  const redis = new Redis(ctx.config.REDIS_URL, { maxRetriesPerRequest: null });
-  redis.on('error', (err: Error) => ctx.log.warn({ err: { message: err.message } }, 'insights worker redis error'));
-  const worker = new Worker(
-    INSIGHTS_QUEUE,
-    async (job) => {
-      const data = InsightsJobData.parse(job.data);
+  const stopSweeper =
+    opts.sweeper === false ? async () => {} : startInsightsSweeper(ctx, { intervalMs: opts.sweepIntervalMs, graceMs: opts.pendingGraceMs });
+
+  const worker = await startQueueWorker(ctx, {
+    queue: insightsJobs,
+    concurrency: opts.concurrency ?? 4,
+    failedMessage: 'insights job attempt failed',
+    settings: { backoffStrategy: (attemptsMade: number) => retryDelayMs * 2 ** Math.max(0, attemptsMade - 1) },
+    process: async (data, job) => {
       const attempts = job.opts.attempts ?? INSIGHTS_ATTEMPTS;
       try {
         const outcome = await analyseSession(ctx, data.sessionId, {
@@ -44,28 +44,16 @@ export async function startInsightsWorker(ctx: AppContext, opts: InsightsWorkerO
         opts.onOutcome?.(data.sessionId, outcome);
       } catch (err) {
         if (err instanceof RetryInsights) opts.onOutcome?.(data.sessionId, { kind: 'retry', error: err.message });
-        throw err; // BullMQ retries with the backoff below; the last attempt stores `failed` itself
+        throw err; // BullMQ retries with the backoff above; the last attempt stores `failed` itself
       }
     },
-    {
-      connection: redis,
-      prefix: bullPrefix(ctx),
-      concurrency: opts.concurrency ?? 4,
-      removeOnComplete: { count: 0 },
-      removeOnFail: { count: 0 },
-      settings: { backoffStrategy: (attemptsMade: number) => retryDelayMs * 2 ** Math.max(0, attemptsMade - 1) },
-    },
-  );
-  worker.on('error', (err) => ctx.log.warn({ err: { message: err.message } }, 'insights worker error'));
-  worker.on('failed', (job, err) => ctx.log.warn({ job_id: job?.id, err: { message: err.message } }, 'insights job attempt failed'));
+  }).catch(async (err: unknown) => {
+    await stopSweeper(); // a worker that never started leaves no sweeper behind
+    throw err;
+  });
 
-  const stopSweeper =
-    opts.sweeper === false ? async () => {} : startInsightsSweeper(ctx, { intervalMs: opts.sweepIntervalMs, graceMs: opts.pendingGraceMs });
-
-  await worker.waitUntilReady();
   return async () => {
     await stopSweeper();
     await worker.close();
-    await redis.quit().catch(() => redis.disconnect());
   };
 }

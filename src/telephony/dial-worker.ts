@@ -1,9 +1,6 @@
-import { UnrecoverableError, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { AppContext } from '../shared/app-context.js';
-import { bullPrefix } from '../webhooks/queue.js';
+import { dialJobs, startQueueWorker } from '../queues/index.js';
 import { DialRetry, processDial, type DialOutcome } from './dial.js';
-import { DIAL_QUEUE, DialJobData } from './dial-queue.js';
 import { startTelephonySweeper } from './sweeper.js';
 
 export interface TelephonyWorkerOptions {
@@ -18,14 +15,11 @@ export interface TelephonyWorkerOptions {
 
 /** The outbound dial worker (and the telephony sweeper); resolves to a stop function. */
 export async function startTelephonyWorkers(ctx: AppContext, opts: TelephonyWorkerOptions = {}): Promise<() => Promise<void>> {
-  const redis = new Redis(ctx.config.REDIS_URL, { maxRetriesPerRequest: null });
-  redis.on('error', (err: Error) => ctx.log.warn({ err: { message: err.message } }, 'dial worker redis error'));
-  const worker = new Worker(
-    DIAL_QUEUE,
-    async (job) => {
-      const parsed = DialJobData.safeParse(job.data);
-      if (!parsed.success) throw new UnrecoverableError('malformed dial job');
-      const { sessionId } = parsed.data;
+  const stopSweeper = opts.sweeper === false ? async () => {} : startTelephonySweeper(ctx, opts.sweepIntervalMs);
+  const worker = await startQueueWorker(ctx, {
+    queue: dialJobs,
+    concurrency: opts.concurrency ?? 16,
+    process: async ({ sessionId }, job) => {
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       try {
         const outcome = await processDial(ctx, sessionId, { lastAttempt });
@@ -38,14 +32,12 @@ export async function startTelephonyWorkers(ctx: AppContext, opts: TelephonyWork
         throw err;
       }
     },
-    { connection: redis, prefix: bullPrefix(ctx), concurrency: opts.concurrency ?? 16, removeOnComplete: { count: 0 }, removeOnFail: { count: 0 } },
-  );
-  worker.on('error', (err) => ctx.log.warn({ err: { message: err.message } }, 'dial worker error'));
-  const stopSweeper = opts.sweeper === false ? async () => {} : startTelephonySweeper(ctx, opts.sweepIntervalMs);
-  await worker.waitUntilReady();
+  }).catch(async (err: unknown) => {
+    await stopSweeper(); // a worker that never started leaves no sweeper behind
+    throw err;
+  });
   return async () => {
     await stopSweeper();
     await worker.close();
-    await redis.quit().catch(() => redis.disconnect());
   };
 }

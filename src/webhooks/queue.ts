@@ -1,43 +1,21 @@
-import { Queue } from 'bullmq';
-import { z } from 'zod';
+import type { Queue } from 'bullmq';
 import type { AppContext } from '../shared/app-context.js';
 import type { DueDelivery } from '../db/repos/webhook-deliveries.js';
+import { addWithinTimeout, deliveryJobs, producerQueue, type DeliveryJobData } from '../queues/index.js';
 
-// The webhook delivery queue, shared by producers (routes, emitCallEvent callers, the sweeper)
-// and the worker. A job carries a delivery id and nothing else: no secret, no body, no URL.
-// Postgres holds the delivery state; a lost job is rebuilt by the sweeper.
+// The webhook delivery queue (defined in queues/jobs.ts), used by producers (routes,
+// emitCallEvent callers, the sweeper) and by the worker's retry re-enqueue.
 
-export const DELIVERY_QUEUE = 'webhook-deliveries';
-export const DELIVERY_JOB = 'deliver';
-
-export const DeliveryJobData = z.strictObject({ deliveryId: z.uuid() });
-export type DeliveryJobData = z.infer<typeof DeliveryJobData>;
+export { bullPrefix, DELIVERY_QUEUE, DELIVERY_JOB, DeliveryJobData } from '../queues/index.js';
 
 /** One job per attempt; BullMQ ignores an add whose id already exists, so kicks are idempotent. */
 export function deliveryJobId(deliveryId: string, attempts: number): string {
   return `${deliveryId}-a${attempts}`;
 }
 
-export function bullPrefix(ctx: AppContext): string {
-  return `${ctx.redisPrefix}bull`;
-}
-
-const producers = new WeakMap<AppContext, Queue>();
-
 /** The producer side of the queue for this context (it shares `ctx.redis`, closed with it). */
 export function deliveryQueue(ctx: AppContext): Queue {
-  let queue = producers.get(ctx);
-  if (!queue) {
-    queue = new Queue(DELIVERY_QUEUE, {
-      connection: ctx.redis,
-      prefix: bullPrefix(ctx),
-      // Finished jobs are dropped so that the sweeper can always re-add a job id for unfinished work.
-      defaultJobOptions: { removeOnComplete: true, removeOnFail: true },
-    });
-    queue.on('error', (err) => ctx.log.warn({ err: { message: err.message } }, 'webhook queue error'));
-    producers.set(ctx, queue);
-  }
-  return queue;
+  return producerQueue(ctx, deliveryJobs);
 }
 
 export type { DueDelivery };
@@ -47,7 +25,7 @@ export async function enqueueDeliveries(ctx: AppContext, due: readonly DueDelive
   const now = ctx.clock.now().getTime();
   await deliveryQueue(ctx).addBulk(
     due.map((d) => ({
-      name: DELIVERY_JOB,
+      name: deliveryJobs.job,
       data: { deliveryId: d.id } satisfies DeliveryJobData,
       opts: { jobId: deliveryJobId(d.id, d.attempts), delay: Math.max(0, d.nextAttemptAt.getTime() - now) },
     })),
@@ -61,16 +39,8 @@ export async function enqueueDeliveries(ctx: AppContext, due: readonly DueDelive
 export async function kickDeliveries(ctx: AppContext, due: readonly DueDelivery[] | { deliveries: readonly DueDelivery[] }, timeoutMs = 2000): Promise<void> {
   const list = 'deliveries' in due ? due.deliveries : due;
   if (list.length === 0) return;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, timeoutMs);
-    timer.unref();
+  await addWithinTimeout(ctx, () => enqueueDeliveries(ctx, list), timeoutMs, {
+    fields: { count: list.length },
+    message: 'webhook kick failed; the sweeper will queue these deliveries',
   });
-  try {
-    await Promise.race([enqueueDeliveries(ctx, list), timeout]);
-  } catch (err) {
-    ctx.log.warn({ err: { message: (err as Error).message }, count: list.length }, 'webhook kick failed; the sweeper will queue these deliveries');
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -1,10 +1,9 @@
-import { Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import type { AppContext } from '../shared/app-context.js';
 import type { Sql } from '../shared/sql.js';
 import { processDelivery, DELIVERY_TIMEOUT_MS, type Outcome, type ProcessorDeps } from './processor.js';
-import { bullPrefix, DELIVERY_QUEUE, DeliveryJobData, enqueueDeliveries } from './queue.js';
+import { deliveryJobs, startQueueWorker } from '../queues/index.js';
+import { enqueueDeliveries } from './queue.js';
 import { createSender } from './sender.js';
 import type { Resolver } from '../shared/net/address-policy.js';
 import { batchingStore } from './store.js';
@@ -73,13 +72,18 @@ export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOp
     },
   };
 
-  // Auto-pipelining: commands of concurrent jobs issued in one tick leave in one socket write.
-  const redis = new Redis(ctx.config.REDIS_URL, { maxRetriesPerRequest: null, enableAutoPipelining: true });
-  redis.on('error', (err: Error) => ctx.log.warn({ err: { message: err.message } }, 'webhook worker redis error'));
-  const worker = new Worker(
-    DELIVERY_QUEUE,
-    async (job) => {
-      const { deliveryId } = DeliveryJobData.parse(job.data);
+  const stopSweeper =
+    opts.sweeper === false
+      ? async () => {}
+      : startSweeper(ctx, { intervalMs: opts.sweepIntervalMs ?? 1_000, overdueGraceMs: opts.overdueGraceMs ?? 5_000 });
+
+  const worker = await startQueueWorker(ctx, {
+    queue: deliveryJobs,
+    concurrency: opts.concurrency ?? 64,
+    // Auto-pipelining: commands of concurrent jobs issued in one tick leave in one socket write.
+    redis: { enableAutoPipelining: true },
+    failedMessage: 'webhook job failed',
+    process: async ({ deliveryId }) => {
       let outcome = await processDelivery(deps, deliveryId);
       // A job may fire a little before the row's due time (timer granularity): wait it out.
       if (outcome.kind === 'not_due' && outcome.dueInMs < 2_000) {
@@ -94,22 +98,15 @@ export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOp
         );
       }
     },
-    { connection: redis, prefix: bullPrefix(ctx), concurrency: opts.concurrency ?? 64, removeOnComplete: { count: 0 }, removeOnFail: { count: 0 } },
-  );
-  worker.on('error', (err) => ctx.log.warn({ err: { message: err.message } }, 'webhook worker error'));
-  worker.on('failed', (job, err) => ctx.log.warn({ job_id: job?.id, err: { message: err.message } }, 'webhook job failed'));
+  }).catch(async (err: unknown) => {
+    await stopSweeper(); // a worker that never started leaves no sweeper behind
+    throw err;
+  });
 
-  const stopSweeper =
-    opts.sweeper === false
-      ? async () => {}
-      : startSweeper(ctx, { intervalMs: opts.sweepIntervalMs ?? 1_000, overdueGraceMs: opts.overdueGraceMs ?? 5_000 });
-
-  await worker.waitUntilReady();
   return async () => {
     await stopSweeper();
     await worker.close();
     await sender.close();
     await sql.end({ timeout: 5 });
-    await redis.quit().catch(() => redis.disconnect());
   };
 }
