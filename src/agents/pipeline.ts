@@ -1,4 +1,5 @@
-import { findProviderAccounts, type Tx } from '../db/repos/provider-accounts.js';
+import { findProviderAccounts } from '../db/repos/provider-accounts.js';
+import type { Db } from '../shared/sql.js';
 import { catalogueEntry, offersModel, offersStage, type Stage } from '../contract/catalogue.js';
 import { toFieldErrors } from '../contract/validation.js';
 import { errors, type FieldError } from '../shared/errors.js';
@@ -18,7 +19,7 @@ function shapeErrors(mode: PipelineMode, raw: unknown): { config?: PipelineConfi
 }
 
 /** The validated config, or throws the contract's 422 with every problem found. */
-export async function validatePipeline(sql: Tx, projectId: string, mode: PipelineMode, raw: unknown): Promise<PipelineConfig> {
+export async function validatePipeline(sql: Db, projectId: string, mode: PipelineMode, raw: unknown): Promise<PipelineConfig> {
   const { config, problems } = shapeErrors(mode, raw);
   if (!config) throw errors.validation(problems);
   const stages = Object.entries(config) as [Stage, { account_id: string; model: string }][];

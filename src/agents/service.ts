@@ -11,7 +11,7 @@ import {
   type AgentFields,
   type AgentRow,
 } from '../db/repos/agents.js';
-import type { Tx } from '../db/repos/provider-accounts.js';
+import { lockProjectKeyShare } from '../db/repos/projects.js';
 import { outboundUrlProblem } from '../providers/url.js';
 import { newWebhookSecret } from '../shared/crypto/tokens.js';
 import { errors, type FieldError } from '../shared/errors.js';
@@ -43,10 +43,6 @@ function crossFieldErrors(ctx: AppContext, next: AgentFields, sent: Record<strin
   return problems;
 }
 
-// Holding the project row (key share) while checking accounts makes a concurrent deletion
-// of one of those accounts wait for us, and then see the agent that uses it.
-const lockProject = (tx: Tx, projectId: string) => tx`select id from projects where id = ${projectId} for key share`;
-
 const sealSecret = (ctx: AppContext, agentId: string, secret: string) => ctx.keyring.encrypt(secret, agentId);
 
 export async function createAgent(ctx: AppContext, projectId: string, body: AgentCreate) {
@@ -57,7 +53,9 @@ export async function createAgent(ctx: AppContext, projectId: string, body: Agen
   const id = randomUUID();
   const secret = newWebhookSecret();
   const row = await ctx.sql.begin(async (tx) => {
-    await lockProject(tx, projectId);
+    // Holding the project row (key share) while checking accounts makes a concurrent deletion
+    // of one of those accounts wait for us, and then see the agent that uses it.
+    await lockProjectKeyShare(tx, projectId);
     const pipeline_config = await validatePipeline(tx, projectId, body.pipeline_mode, rawConfig);
     return insertAgent(tx, id, projectId, { ...fields, pipeline_config } as AgentFields, sealSecret(ctx, id, secret));
   });
@@ -67,7 +65,7 @@ export async function createAgent(ctx: AppContext, projectId: string, body: Agen
 export async function updateAgent(ctx: AppContext, projectId: string, agentId: string, body: AgentUpdate) {
   assertStorableText(body);
   const row = await ctx.sql.begin(async (tx) => {
-    await lockProject(tx, projectId);
+    await lockProjectKeyShare(tx, projectId);
     const current = await getAgentRow(tx, projectId, agentId, { lock: true });
     const changes: AgentFields = {};
     for (const [key, value] of Object.entries(body)) {

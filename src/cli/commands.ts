@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../shared/app-context.js';
-import { createAccount, setAccountFlag } from '../db/repos/accounts.js';
+import { createAccount, findAccountByEmail, setAccountFlag } from '../db/repos/accounts.js';
 import { createApiKey } from '../db/repos/api-keys.js';
 import { createProject, setProjectLimits } from '../db/repos/projects.js';
 import { SCOPES, type Scope } from '../contract/scopes.js';
@@ -17,7 +17,7 @@ const uuid = (v: string, name: string) => {
 };
 
 async function accountIdByEmail(ctx: AppContext, email: string): Promise<string> {
-  const [row] = await ctx.sql`select id from accounts where lower(email) = lower(${email})`;
+  const row = await findAccountByEmail(ctx, email);
   if (!row) throw new Error('account not found');
   return row.id;
 }

@@ -61,6 +61,7 @@ function uniqueNames<T extends { name: string }>(items: T[], ctx: z.RefinementCt
 }
 export const Tools = z.array(Tool).max(64).superRefine((t, c) => uniqueNames(t, c, 'tool'));
 export const Variables = z.array(Variable).max(64).superRefine((v, c) => uniqueNames(v, c, 'variable'));
+export type AgentVariable = z.output<typeof Variable>;
 
 // --- insight_config (InsightConfigBody; the spec leaves its fields open, docs/insights.md fills them)
 export const INSIGHT_FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'enum'] as const;

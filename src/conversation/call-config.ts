@@ -1,6 +1,7 @@
 import type { AppContext } from '../shared/app-context.js';
 import type { SessionRow } from '../db/repos/voice-sessions.js';
-import { getProviderApiKey } from '../db/repos/provider-accounts.js';
+import { getAgentAsRun, type AgentAsRun } from '../db/repos/agent-versions.js';
+import { findLiveAccountEndpoint, getProviderApiKey } from '../db/repos/provider-accounts.js';
 import { PipelineUnavailable } from '../media/pipelines.js';
 import { isProviderError } from '../providers/errors.js';
 import { createAdapters, type Credentials, type RegistryOptions, type StageAdapters, type StageConfig } from '../providers/registry.js';
@@ -50,56 +51,43 @@ export interface CallConfig {
 /** Builds the adapters for a call (tests and the turn benchmark inject in-process ones). */
 export type AdapterFactory = (stages: StageConfig, credentials: Credentials) => StageAdapters;
 
-type AgentDoc = Record<string, unknown>;
-
-async function loadAgentDoc(ctx: AppContext, row: SessionRow): Promise<AgentDoc> {
+async function loadAgentAsRun(ctx: AppContext, row: SessionRow): Promise<AgentAsRun> {
   if (!row.agent_id) throw new PipelineUnavailable('session has no agent');
-  if (row.agent_version !== null) {
-    const [v] = await ctx.sql<{ document: AgentDoc }[]>`
-      select document from agent_versions where agent_id = ${row.agent_id} and version = ${row.agent_version}`;
-    if (v) return v.document;
-  }
-  // Agents written without a version row (older data) run as they are now.
-  const [a] = await ctx.sql<AgentDoc[]>`select * from agents where id = ${row.agent_id}`;
-  if (!a) throw new PipelineUnavailable('agent not found');
-  return a;
+  const agent = await getAgentAsRun(ctx.sql, row.agent_id, row.agent_version);
+  if (!agent) throw new PipelineUnavailable('agent not found');
+  return agent;
 }
-
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const int = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 export async function loadCallConfig(
   ctx: AppContext,
   row: SessionRow,
   opts: { adapterFactory?: AdapterFactory; registry?: RegistryOptions } = {},
 ): Promise<CallConfig> {
-  const doc = await loadAgentDoc(ctx, row);
-  const declared = Array.isArray(doc.variables) ? (doc.variables as { name: string }[]).map((v) => v.name) : [];
+  const doc = await loadAgentAsRun(ctx, row);
+  const declared = doc.variables.map((v) => (v as { name: string }).name);
   const values = row.variables ?? {};
-  const greeting = str(doc.greeting);
   const agent: CallAgent = {
     id: row.agent_id!,
     pipelineMode: row.pipeline_mode === 'realtime' ? 'realtime' : 'cascade',
-    prompt: renderTemplate(str(doc.prompt) ?? '', declared, values),
-    greeting: greeting ? renderTemplate(greeting, declared, values) : null,
+    prompt: renderTemplate(doc.prompt, declared, values),
+    greeting: doc.greeting ? renderTemplate(doc.greeting, declared, values) : null,
     language: row.language,
-    tools: Array.isArray(doc.tools) ? (doc.tools as AgentTool[]) : [],
-    toolWebhookUrl: str(doc.tool_webhook_url),
-    backchannel: doc.backchannel !== false,
-    canSendDtmf: doc.can_send_dtmf === true,
-    ambienceSound: str(doc.ambience_sound),
-    ambienceLevel: int(doc.ambience_level),
-    deadAirSeconds: int(doc.dead_air_seconds),
-    idleWarnSeconds: int(doc.idle_warn_seconds),
-    idleHangupSeconds: int(doc.idle_hangup_seconds),
-    maxCharsPerMin: int(doc.max_chars_per_min),
+    tools: doc.tools as AgentTool[],
+    toolWebhookUrl: doc.tool_webhook_url,
+    backchannel: doc.backchannel,
+    canSendDtmf: doc.can_send_dtmf,
+    ambienceSound: doc.ambience_sound,
+    ambienceLevel: doc.ambience_level,
+    deadAirSeconds: doc.dead_air_seconds,
+    idleWarnSeconds: doc.idle_warn_seconds,
+    idleHangupSeconds: doc.idle_hangup_seconds,
+    maxCharsPerMin: doc.max_chars_per_min,
   };
 
   const snapshot = row.pipeline_snapshot as Record<string, Record<string, unknown> & { account_id: string; provider: string }>;
   const credentials: Credentials = {};
   for (const [stage, s] of Object.entries(snapshot)) {
-    const [account] = await ctx.sql<{ base_url: string | null; status: string }[]>`
-      select base_url, status from provider_accounts where id = ${s.account_id} and deleted_at is null`;
+    const account = await findLiveAccountEndpoint(ctx.sql, s.account_id);
     if (!account || account.status !== 'verified') throw new PipelineUnavailable(`the ${stage} account is not verified`);
     const apiKey = s.provider === 'local' ? null : await getProviderApiKey(ctx, s.account_id);
     credentials[stage as keyof Credentials] = { apiKey, baseUrl: account.base_url };

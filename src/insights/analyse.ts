@@ -1,16 +1,18 @@
 import type { AppContext } from '../shared/app-context.js';
 import type { CallInsightsInfo } from '../contract/voice-sessions.js';
-import { getProviderApiKey } from '../db/repos/provider-accounts.js';
+import { getVersionCallSettings } from '../db/repos/agent-versions.js';
+import { findLiveAccountEndpoint, getProviderApiKey } from '../db/repos/provider-accounts.js';
+import { clearInsightsPending, getSessionForInsights, storeInsights, type SessionForInsights } from '../db/repos/session-insights.js';
+import { getTranscript } from '../db/repos/session-transcripts.js';
 import { isProviderError } from '../providers/errors.js';
 import { createAdapters, type RegistryOptions } from '../providers/registry.js';
 import type { LlmAdapter } from '../providers/types.js';
-import { getTranscript } from '../transcripts/store.js';
 import type { TranscriptEntry } from '../contract/events.js';
 import { insightPlan, type InsightPlan } from './config.js';
 import { echoInsights } from './echo.js';
 import { InvalidModelOutput, parseInsights, type ParsedInsights } from './parse.js';
 import { insightMessages } from './prompt.js';
-import { clearPending, failedInsights, storeInsights } from './store.js';
+import { failedInsights } from './store.js';
 
 // One session's analysis, with no BullMQ in sight: load what the call ran on, ask its LLM
 // (or the echo stand-in), store CallInsightsInfo. A retryable provider failure is thrown as
@@ -36,14 +38,6 @@ export interface AnalyseOptions {
 export type AnalyseOutcome =
   | { kind: 'stored'; insights: CallInsightsInfo }
   | { kind: 'skipped'; reason: 'gone' | 'not_pending' | 'no_config' };
-
-interface SessionForInsights {
-  id: string;
-  agent_id: string | null;
-  agent_version: number | null;
-  pipeline_snapshot: Record<string, Record<string, unknown> | undefined>;
-  insights_pending_since: Date | null;
-}
 
 interface TextModel {
   provider: string;
@@ -71,8 +65,7 @@ async function adapterFor(ctx: AppContext, m: TextModel, registry: RegistryOptio
   let baseUrl: string | null = null;
   if (m.accountId) {
     apiKey = await getProviderApiKey(ctx, m.accountId);
-    const [acc] = await ctx.sql<{ base_url: string | null }[]>`
-      select base_url from provider_accounts where id = ${m.accountId} and deleted_at is null`;
+    const acc = await findLiveAccountEndpoint(ctx.sql, m.accountId);
     baseUrl = acc?.base_url ?? null;
   }
   // The registry refuses a non-local provider without a key (account deleted meanwhile).
@@ -103,21 +96,15 @@ function describeFailure(err: unknown): { message: string; retryable: boolean } 
 }
 
 export async function analyseSession(ctx: AppContext, sessionId: string, opts: AnalyseOptions): Promise<AnalyseOutcome> {
-  const [s] = await ctx.sql<SessionForInsights[]>`
-    select id, agent_id, agent_version, pipeline_snapshot, insights_pending_since from voice_sessions where id = ${sessionId}`;
+  const s = await getSessionForInsights(ctx.sql, sessionId);
   if (!s) return { kind: 'skipped', reason: 'gone' };
   if (!s.insights_pending_since) return { kind: 'skipped', reason: 'not_pending' };
   const store = async (info: CallInsightsInfo): Promise<AnalyseOutcome> =>
     (await storeInsights(ctx.sql, sessionId, info)) ? { kind: 'stored', insights: info } : { kind: 'skipped', reason: 'not_pending' };
 
-  const [version] =
-    s.agent_id && s.agent_version !== null
-      ? await ctx.sql<{ insight_config: unknown }[]>`
-          select document->'insight_config' as insight_config from agent_versions
-          where agent_id = ${s.agent_id} and version = ${s.agent_version}`
-      : [];
+  const version = s.agent_id && s.agent_version !== null ? await getVersionCallSettings(ctx.sql, s.agent_id, s.agent_version) : undefined;
   if (!version || version.insight_config === null) {
-    await clearPending(ctx.sql, sessionId);
+    await clearInsightsPending(ctx.sql, sessionId);
     return { kind: 'skipped', reason: 'no_config' };
   }
   const target = textModelFor(s.pipeline_snapshot ?? {});

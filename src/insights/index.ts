@@ -5,6 +5,7 @@ export { echoInsights } from './echo.js';
 export { coerceField, extractJsonObject, parseInsights, InvalidModelOutput, type ParsedInsights } from './parse.js';
 export { insightMessages } from './prompt.js';
 export { enqueueInsights, insightsQueue, kickInsights, INSIGHTS_QUEUE, InsightsJobData } from './queue.js';
-export { failedInsights, storeInsights, type CallInsightsInfo } from './store.js';
+export { failedInsights, type CallInsightsInfo } from './store.js';
+export { storeInsights } from '../db/repos/session-insights.js';
 export { startInsightsSweeper, sweepInsightsOnce, PENDING_GRACE_MS } from './sweeper.js';
 export { startInsightsWorker, type InsightsWorkerOptions } from './worker.js';

@@ -1,41 +1,9 @@
 import type { CallInsightsInfo } from '../contract/voice-sessions.js';
-import type { Tx } from '../db/repos/voice-sessions.js';
 
-// Insights bookkeeping on voice_sessions: `insights_pending_since` (0007) marks a session whose
-// analysis is due; `insights` (0004) holds the CallInsightsInfo. Storing clears the mark, and
-// only a pending session is written, so a job that runs twice stores once.
+// The CallInsightsInfo of an analysis that could not produce a result; stored like any other
+// (db/repos/session-insights), so the error can be read on the session.
 
 export type { CallInsightsInfo };
-
-export interface PendingInsights {
-  id: string;
-  pending_since: Date;
-  transcript_stored: boolean;
-  pipeline_snapshot: Record<string, Record<string, unknown> | undefined>;
-}
-
-/** Stores the result and clears the mark; false when the session was not (or no longer) pending. */
-export async function storeInsights(sql: Tx, sessionId: string, info: CallInsightsInfo): Promise<boolean> {
-  const result = await sql`
-    update voice_sessions set insights = ${sql.json(info as never)}, insights_pending_since = null
-    where id = ${sessionId} and insights_pending_since is not null`;
-  return result.count === 1;
-}
-
-/** Clears the mark without a result (the agent version asks for no insights after all). */
-export async function clearPending(sql: Tx, sessionId: string): Promise<void> {
-  await sql`update voice_sessions set insights_pending_since = null where id = ${sessionId}`;
-}
-
-/** Sessions pending since `before` or earlier, oldest first. */
-export async function pendingSince(sql: Tx, before: Date, limit: number): Promise<PendingInsights[]> {
-  return sql<PendingInsights[]>`
-    select v.id, v.insights_pending_since as pending_since, v.pipeline_snapshot,
-           exists (select 1 from session_transcripts t where t.session_id = v.id) as transcript_stored
-    from voice_sessions v
-    where v.insights_pending_since is not null and v.insights_pending_since <= ${before}
-    order by v.insights_pending_since limit ${limit}`;
-}
 
 export function failedInsights(model: string, error: string, at: Date): CallInsightsInfo {
   return { status: 'failed', summary: null, success: null, data: {}, model, completed_at: at.toISOString(), error };

@@ -1,7 +1,8 @@
 import type { AppContext } from '../shared/app-context.js';
 import { textModelFor } from './analyse.js';
 import { enqueueInsights, insightsQueue } from './queue.js';
-import { failedInsights, pendingSince, storeInsights } from './store.js';
+import { failedInsights } from './store.js';
+import { listPendingInsights, storeInsights } from '../db/repos/session-insights.js';
 import { runPeriodically } from '../shared/periodic.js';
 
 // Rebuilds insights jobs that Redis never got (a crash between the settlement commit and the
@@ -20,7 +21,7 @@ export interface InsightsSweepResult {
 
 export async function sweepInsightsOnce(ctx: AppContext, opts: { graceMs?: number } = {}): Promise<InsightsSweepResult> {
   const now = ctx.clock.now();
-  const pending = await pendingSince(ctx.sql, new Date(now.getTime() - (opts.graceMs ?? PENDING_GRACE_MS)), BATCH);
+  const pending = await listPendingInsights(ctx.sql, new Date(now.getTime() - (opts.graceMs ?? PENDING_GRACE_MS)), BATCH);
   const result = { requeued: 0, failed: 0 };
   for (const p of pending) {
     if (p.transcript_stored) {

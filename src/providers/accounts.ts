@@ -3,6 +3,7 @@ import {
   createProviderAccount,
   getProviderAccount,
   getProviderApiKey,
+  invalidateVerifiedAccount,
   recordVerification,
   updateProviderAccount,
   type ProviderAccountInfo,
@@ -89,12 +90,9 @@ export async function verifyAccount(ctx: AppContext, projectId: string, accountI
  */
 export async function markAccountInvalid(ctx: AppContext, accountId: string, detail: string): Promise<boolean> {
   try {
-    const rows = await ctx.sql`
-      update provider_accounts set status = 'invalid', status_detail = ${detail.slice(0, 500)}, updated_at = now()
-      where id = ${accountId} and status = 'verified' and deleted_at is null
-      returning id`;
-    if (rows.length) ctx.log.warn({ accountId }, 'provider account marked invalid: the provider refused its key during a call');
-    return rows.length > 0;
+    const changed = await invalidateVerifiedAccount(ctx.sql, accountId, detail.slice(0, 500));
+    if (changed) ctx.log.warn({ accountId }, 'provider account marked invalid: the provider refused its key during a call');
+    return changed;
   } catch (err) {
     ctx.log.warn({ err, accountId }, 'could not mark the provider account invalid');
     return false;

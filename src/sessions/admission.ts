@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../shared/app-context.js';
 import type { CreateVoiceSessionBody } from '../contract/voice-sessions.js';
+import type { AgentVariable } from '../contract/agents.js';
 import { loadAgentForSession, type SessionAgent } from '../db/repos/agents.js';
-import {
-  insertSession,
-  toSessionInfo,
-  type AgentForSession,
-  type SessionInfo,
-  type SessionRow,
-  type StageAccount,
-} from '../db/repos/voice-sessions.js';
+import { getProjectCallLimits } from '../db/repos/projects.js';
+import type { ProviderAccountInfo } from '../db/repos/provider-accounts.js';
+import { insertSession, toSessionInfo, type SessionInfo, type SessionRow } from '../db/repos/voice-sessions.js';
 import type { Tx } from '../shared/sql.js';
 import { lockWallet, placeHold } from '../db/repos/wallet.js';
 import { randomToken, sha256Hex } from '../shared/crypto/tokens.js';
@@ -36,7 +32,7 @@ export function effectiveMaxDuration(requested: number | null | undefined, agent
 }
 
 /** Undeclared or missing required variables, each named at `["body","variables","<name>"]`. */
-export function checkVariables(declared: AgentForSession['variables'], sent: Record<string, string>): FieldError[] {
+export function checkVariables(declared: AgentVariable[], sent: Record<string, string>): FieldError[] {
   const names = new Set(declared.map((v) => v.name));
   const out: FieldError[] = [];
   for (const name of Object.keys(sent)) {
@@ -48,14 +44,11 @@ export function checkVariables(declared: AgentForSession['variables'], sent: Rec
   return out;
 }
 
-/** True when every stage names a live, verified account of the project. */
-export function stagesVerified(agent: Pick<AgentForSession, 'pipeline_config'>, accounts: Map<string, StageAccount>): boolean {
-  const stages = Object.values(agent.pipeline_config ?? {});
+/** True when every stage names a verified account among `accounts` (the project's live ones). */
+export function stagesVerified(pipeline: Record<string, { account_id: string }>, accounts: Map<string, Pick<ProviderAccountInfo, 'status'>>): boolean {
+  const stages = Object.values(pipeline ?? {});
   if (stages.length === 0) return false;
-  return stages.every((s) => {
-    const a = accounts.get(s?.account_id);
-    return !!a && a.status === 'verified' && a.deleted_at === null;
-  });
+  return stages.every((s) => accounts.get(s?.account_id)?.status === 'verified');
 }
 
 export function stageAccountIds(config: Record<string, { account_id?: unknown }>): string[] {
@@ -107,7 +100,7 @@ export async function admitCall(ctx: AppContext, projectId: string, req: CallAdm
   const agent = loaded.agent;
   if (!agent.is_active) throw sessionErrors.agentInactive();
 
-  const variableErrors = checkVariables((agent.variables ?? []) as AgentForSession['variables'], req.variables);
+  const variableErrors = checkVariables(agent.variables ?? [], req.variables);
   if (variableErrors.length) throw errors.validation(variableErrors);
 
   if (req.check) await req.check(agent);
@@ -125,8 +118,7 @@ export async function admitCall(ctx: AppContext, projectId: string, req: CallAdm
   try {
     const row = await ctx.sql.begin(async (tx) => {
       if (req.begin) await req.begin(tx);
-      const [project] = await tx<{ revision: number; max_concurrent_sessions: number }[]>`
-        select revision, max_concurrent_sessions from projects where id = ${projectId}`;
+      const project = await getProjectCallLimits(tx, projectId);
       const wallet = await lockWallet(tx, projectId);
       if (!wallet || wallet.balance - wallet.held < hold) throw sessionErrors.walletInsufficient();
       const slot = await takeSlot(ctx, projectId, sessionId, project.max_concurrent_sessions, expiresAt.getTime() + CREATED_SLOT_MARGIN_MS);

@@ -1,9 +1,10 @@
 import type { AppContext } from '../shared/app-context.js';
-import { getSessionById, type SessionRow } from '../db/repos/voice-sessions.js';
+import type { Tx } from '../shared/sql.js';
+import { getSessionById, markMediaConnected, renewNodeLeases, type SessionRow } from '../db/repos/voice-sessions.js';
 import { safeEqual, sha256Hex } from '../shared/crypto/tokens.js';
 import { connectRefusal } from './connect-checks.js';
 import { isDraining } from './draining.js';
-import { endSession } from './settlement.js';
+import { endSession, type EndReason } from './settlement.js';
 
 /** Media-socket refusals (spec 4.7). */
 export const CloseCode = {
@@ -24,51 +25,72 @@ export const NODE_LEASE_MS = 30_000;
 export const NODE_LEASE_RENEW_MS = 10_000;
 
 export type Activation = { ok: true; session: SessionRow } | { ok: false; code: RefusalCode; reason: string };
+export type Refusal = Extract<Activation, { ok: false }>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const refuse = (code: RefusalCode, reason: string): Activation => ({ ok: false, code, reason });
+export const refuse = (code: RefusalCode, reason: string): Refusal => ({ ok: false, code, reason });
+
+/** What one door (browser socket, carrier stream) adds to the activation rules every door shares. */
+export interface ActivationChecks {
+  /** The door's own refusals, checked under the row lock once the token is proven right and unused. */
+  refusal(tx: Tx, row: SessionRow): Promise<Refusal | null>;
+  /** Why a session whose token window is over cannot be joined. */
+  lateReason: string;
+  /** The carrier's CallSid, recorded on a session that has none yet. */
+  callSid?: string;
+}
 
 /**
- * Validates the single-use token and moves the session created → active, atomically: the row
- * is locked and the token is marked used in the same statement that activates the call, so
- * of two racing connects exactly one wins and the other gets 4401.
+ * Validates the single-use token and connects the session's media, atomically: the row is
+ * locked and the token is marked used in the same statement that activates the call, so of two
+ * racing connects exactly one wins and the other gets 4401. The door's checks run between the
+ * token and the rules every call must pass (token window, agent, providers, concurrency slot).
  */
-export async function activateSession(ctx: AppContext, sessionId: string, token: string, nodeId: string): Promise<Activation> {
+export async function activate(ctx: AppContext, sessionId: string, token: string, nodeId: string, checks: ActivationChecks): Promise<Activation> {
   if (isDraining(ctx)) return refuse(CloseCode.restarting, 'service restarting');
   if (!UUID.test(sessionId)) return refuse(CloseCode.unknownSession, 'unknown session');
-  let expiredUnused = false;
-  let pipelineDown = false;
+  const after: { end?: EndReason } = {};
   const result = await ctx.sql.begin(async (tx): Promise<Activation> => {
     const row = await getSessionById(tx, sessionId, true);
     if (!row) return refuse(CloseCode.unknownSession, 'unknown session');
     if (row.token_used_at) return refuse(CloseCode.badToken, 'token already used');
     const tokenOk = !!token && row.token_hash !== null && safeEqual(sha256Hex(token), row.token_hash);
     if (!tokenOk) return refuse(CloseCode.badToken, 'bad token');
-    // The token is right but unused: say why the session cannot be joined.
-    if (row.status === 'failed' && row.end_reason === 'not_connected') return refuse(CloseCode.expired, 'ws_url expired');
+    const doorRefusal = await checks.refusal(tx, row);
+    if (doorRefusal) return doorRefusal;
     const now = ctx.clock.now();
-    if (row.status !== 'created') return refuse(CloseCode.notConnectable, 'session is not connectable');
     if (row.token_expires_at && now >= row.token_expires_at) {
-      expiredUnused = true;
-      return refuse(CloseCode.expired, 'ws_url expired');
+      if (row.status === 'created') after.end = 'not_connected';
+      return refuse(CloseCode.expired, checks.lateReason);
     }
     const refusal = await connectRefusal(ctx, tx, row, now);
     if (refusal) {
-      pipelineDown = refusal.code === CloseCode.pipelineUnavailable;
+      // The pipeline cannot start (contract §5: → failed): hold and slot go back now.
+      if (refusal.code === CloseCode.pipelineUnavailable) after.end = 'provider_error';
       return refuse(refusal.code, refusal.reason);
     }
-    const [active] = await tx<SessionRow[]>`
-      update voice_sessions set status = 'active', token_used_at = ${now}, token_hash = null,
-        started_at = ${now}, media_connected_at = ${now}, node_id = ${nodeId},
-        lease_expires_at = ${new Date(now.getTime() + NODE_LEASE_MS)}, heartbeat_at = ${now}
-      where id = ${sessionId} and status = 'created' and token_used_at is null returning *`;
+    const leaseExpiresAt = new Date(now.getTime() + NODE_LEASE_MS);
+    const active = await markMediaConnected(tx, row.id, { now, nodeId, leaseExpiresAt, callSid: checks.callSid ?? null });
     if (!active) return refuse(CloseCode.badToken, 'token already used');
     return { ok: true, session: active };
   });
-  if (expiredUnused) await endSession(ctx, sessionId, { outcome: 'failed', endReason: 'not_connected' });
-  // The pipeline cannot start (contract §5: created → failed): free the hold and slot now.
-  if (pipelineDown) await endSession(ctx, sessionId, { outcome: 'failed', endReason: 'provider_error' });
+  if (after.end) await endSession(ctx, sessionId, { outcome: 'failed', endReason: after.end });
   return result;
+}
+
+const BROWSER_CHECKS: ActivationChecks = {
+  // The token is right but unused: say why the session cannot be joined.
+  refusal: async (_tx, row) => {
+    if (row.status === 'failed' && row.end_reason === 'not_connected') return refuse(CloseCode.expired, 'ws_url expired');
+    if (row.status !== 'created') return refuse(CloseCode.notConnectable, 'session is not connectable');
+    return null;
+  },
+  lateReason: 'ws_url expired',
+};
+
+/** The browser socket's door: a created web or API session joined with its ws_url token. */
+export async function activateSession(ctx: AppContext, sessionId: string, token: string, nodeId: string): Promise<Activation> {
+  return activate(ctx, sessionId, token, nodeId, BROWSER_CHECKS);
 }
 
 /**
@@ -79,6 +101,5 @@ export async function activateSession(ctx: AppContext, sessionId: string, token:
 export async function renewNodeLease(ctx: AppContext, nodeId: string, sessionIds: string[]): Promise<void> {
   if (sessionIds.length === 0) return;
   const now = ctx.clock.now();
-  await ctx.sql`update voice_sessions set lease_expires_at = ${new Date(now.getTime() + NODE_LEASE_MS)}, heartbeat_at = ${now}
-    where node_id = ${nodeId} and status = 'active' and id = any(${sessionIds}::uuid[])`;
+  await renewNodeLeases(ctx.sql, nodeId, sessionIds, now, new Date(now.getTime() + NODE_LEASE_MS));
 }

@@ -1,12 +1,15 @@
 import type { AppContext } from '../shared/app-context.js';
-import { getSessionById, toSessionInfo, type SessionInfo, type SessionRow, type Tx } from '../db/repos/voice-sessions.js';
+import { getVersionCallSettings, type VersionCallSettings } from '../db/repos/agent-versions.js';
+import { insertTranscript } from '../db/repos/session-transcripts.js';
+import { getSessionById, settleSessionRow, toSessionInfo, type SessionInfo, type SessionRow } from '../db/repos/voice-sessions.js';
 import { releaseAndCharge } from '../db/repos/wallet.js';
 import { kickInsights } from '../insights/queue.js';
-import { insertTranscript, normalizeTranscript, retentionDays, transcriptExpiry } from '../transcripts/store.js';
+import { normalizeTranscript, retentionDays, transcriptExpiry } from '../transcripts/store.js';
 import { emitCallEvent, kickDeliveries, type EmittedEvent } from '../webhooks/index.js';
 import { type TranscriptEntry } from '../contract/events.js';
 import { costFor, secondsBetweenRoundedUp } from '../contract/money.js';
 import { releaseSlot } from './slots.js';
+import type { Tx } from '../shared/sql.js';
 
 export type EndReason =
   | 'caller_hangup' | 'agent_hangup' | 'max_duration' | 'idle_timeout' | 'not_connected' | 'busy' | 'no_answer'
@@ -28,13 +31,12 @@ export interface EndResult {
   settledNow: boolean;
 }
 
+const NO_SETTINGS: VersionCallSettings = { retention_days: null, insight_config: null };
+
 /** What the agent version the session ran says about its transcript and insights. */
-async function versionSettings(tx: Tx, row: SessionRow): Promise<{ retentionDays: unknown; insightConfig: unknown }> {
-  if (!row.agent_id || row.agent_version === null) return { retentionDays: null, insightConfig: null };
-  const [v] = await tx<{ retention_days: unknown; insight_config: unknown }[]>`
-    select document->'retention_days' as retention_days, document->'insight_config' as insight_config
-    from agent_versions where agent_id = ${row.agent_id} and version = ${row.agent_version}`;
-  return { retentionDays: v?.retention_days ?? null, insightConfig: v?.insight_config ?? null };
+async function versionSettings(tx: Tx, row: SessionRow): Promise<VersionCallSettings> {
+  if (!row.agent_id || row.agent_version === null) return NO_SETTINGS;
+  return (await getVersionCallSettings(tx, row.agent_id, row.agent_version)) ?? NO_SETTINGS;
 }
 
 /**
@@ -66,18 +68,20 @@ export async function endSession(ctx: AppContext, sessionId: string, signal: End
     const status = wasActive ? signal.outcome : 'failed';
     const transcript = normalizeTranscript(signal.transcript);
     const version = await versionSettings(tx, row);
-    const insightsDue = version.insightConfig !== null && transcript.length > 0;
-    const [updated] = await tx<SessionRow[]>`
-      update voice_sessions set
-        status = ${status}, ended_at = ${now}, end_reason = ${signal.endReason},
-        media_disconnected_at = ${disconnectedAt}, connected_seconds = ${connectedSeconds},
-        cost_nano_usd = ${cost.toString()}, settled_at = ${now}, lease_expires_at = null,
-        insights_pending_since = ${insightsDue ? now : null}
-      where id = ${sessionId} returning *`;
+    const insightsDue = version.insight_config !== null && transcript.length > 0;
+    const updated = await settleSessionRow(tx, sessionId, {
+      status,
+      endReason: signal.endReason,
+      endedAt: now,
+      mediaDisconnectedAt: disconnectedAt,
+      connectedSeconds,
+      costNanoUsd: cost,
+      insightsPendingSince: insightsDue ? now : null,
+    });
     await releaseAndCharge(tx, row.project_id, sessionId, row.hold_nano_usd, cost, now);
     const stored = updated.store_transcript && transcript.length > 0;
     if (stored) {
-      const days = retentionDays(version.retentionDays, ctx.config.TRANSCRIPT_RETENTION_DAYS);
+      const days = retentionDays(version.retention_days, ctx.config.TRANSCRIPT_RETENTION_DAYS);
       await insertTranscript(tx, sessionId, transcript, transcriptExpiry(now, days));
     }
     // The call event is an outbox row of this same transaction: settled ⇔ event recorded.

@@ -1,4 +1,5 @@
 import type { AppContext } from '../shared/app-context.js';
+import { listExpiredCreatedSessions, listLapsedActiveSessions } from '../db/repos/voice-sessions.js';
 import { endSession } from './settlement.js';
 import { runPeriodically } from '../shared/periodic.js';
 
@@ -19,14 +20,10 @@ export interface SweepResult {
 
 export async function sweepOnce(ctx: AppContext): Promise<SweepResult> {
   const now = ctx.clock.now();
-  const expired = await ctx.sql<{ id: string }[]>`
-    select id from voice_sessions where status = 'created' and settled_at is null and token_expires_at <= ${now}
-    order by token_expires_at limit ${BATCH}`;
+  const expired = await listExpiredCreatedSessions(ctx.sql, now, BATCH);
   for (const { id } of expired) await endSession(ctx, id, { outcome: 'failed', endReason: 'not_connected' });
 
-  const orphaned = await ctx.sql<{ id: string; heartbeat_at: Date | null }[]>`
-    select id, heartbeat_at from voice_sessions where status = 'active' and settled_at is null and lease_expires_at <= ${now}
-    order by lease_expires_at limit ${BATCH}`;
+  const orphaned = await listLapsedActiveSessions(ctx.sql, now, BATCH);
   for (const { id, heartbeat_at } of orphaned) {
     await endSession(ctx, id, { outcome: 'failed', endReason: 'service_error', disconnectedAt: heartbeat_at ?? undefined });
   }

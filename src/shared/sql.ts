@@ -1,9 +1,10 @@
 import postgres from 'postgres';
 
 export type Sql = postgres.Sql<{ bigint: bigint }>;
+/** A transaction (the callback argument of `sql.begin`): statements that must commit together take this. */
 export type Tx = postgres.TransactionSql<{ bigint: bigint }>;
-/** Either the pool or a transaction: repository functions that may run inside one take this. */
-export type Queryable = Sql | Tx;
+/** The pool or a transaction: repository functions that may run inside one or alone take this. */
+export type Db = Sql | Tx;
 
 /** Bigints (money in nano-USD, counters) come back as JS bigint, never as floats. */
 export function createSql(url: string, max = 10): Sql {

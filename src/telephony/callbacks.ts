@@ -1,9 +1,10 @@
 import type { AppContext } from '../shared/app-context.js';
-import { findCarrierCall, setRecordingRef, type CarrierCallRow, type RecordingRef } from '../db/repos/carrier-calls.js';
+import { findCarrierCall, recordCallProgress, setRecordingRef, type CallProgress, type CarrierCallRow, type RecordingRef } from '../db/repos/carrier-calls.js';
 import type { CarrierInfo } from '../db/repos/carriers.js';
 import { endSession, type EndSignal } from '../sessions/settlement.js';
 import { PENDING_RECORDING } from './dial.js';
 import { RINGING_LEASE_MARGIN_MS } from './timing.js';
+import type { Tx } from '../shared/sql.js';
 
 // Twilio's status and recording callbacks (already signature-checked by the route). Twilio
 // retries them and does not promise their order, so each one is applied under the session's row
@@ -46,7 +47,7 @@ const callSidOf = (form: URLSearchParams) => {
 };
 
 /** The row of this callback's call; null when the session is not this carrier's or names another call. */
-async function lockCall(tx: Parameters<typeof findCarrierCall>[0], carrierId: string, sessionId: string | null, callSid: string | null): Promise<CarrierCallRow | null> {
+async function lockCall(tx: Tx, carrierId: string, sessionId: string | null, callSid: string | null): Promise<CarrierCallRow | null> {
   const row = await findCarrierCall(tx, carrierId, { sessionId, callSid }, { lock: true });
   if (!row) return null;
   if (row.carrier_call_sid && callSid && row.carrier_call_sid !== callSid) return null;
@@ -64,11 +65,11 @@ export async function handleStatusCallback(ctx: AppContext, carrier: CarrierInfo
     const row = await lockCall(tx, carrier.id, sessionId, callSid);
     if (!row) return false;
     const now = ctx.clock.now();
-    const set: Record<string, unknown> = {};
+    const set: CallProgress = {};
     if (!row.carrier_call_sid && callSid) set.carrier_call_sid = callSid;
     if (RANK[status] >= (row.carrier_status ? (RANK[row.carrier_status] ?? -1) : -1)) Object.assign(set, { carrier_status: status, carrier_status_at: now });
     // A dial whose answer was lost is confirmed by this callback: the recording is now pending.
-    if (row.direction === 'outbound' && row.record && !row.recording_ref) set.recording_ref = tx.json(PENDING_RECORDING as never);
+    if (row.direction === 'outbound' && row.record && !row.recording_ref) set.recording_ref = PENDING_RECORDING;
     if (!row.settled_at) {
       if ((status === 'ringing' || status === 'in-progress') && row.status === 'created') {
         const leaseMs = (row.token_expires_at ?? now).getTime() + RINGING_LEASE_MARGIN_MS;
@@ -79,7 +80,7 @@ export async function handleStatusCallback(ctx: AppContext, carrier: CarrierInfo
         pending.end = { id: row.id, signal: { outcome: 'failed', endReason: TERMINAL[status] } };
       }
     }
-    if (Object.keys(set).length) await tx`update voice_sessions set ${tx(set as never)} where id = ${row.id}`;
+    if (Object.keys(set).length) await recordCallProgress(tx, row.id, set);
     return true;
   });
   if (pending.end) await endSession(ctx, pending.end.id, pending.end.signal);

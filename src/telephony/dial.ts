@@ -4,6 +4,7 @@ import { TwilioRestError } from '../carriers/twilio/rest-client.js';
 import { connectStreamTwiml } from '../carriers/twilio/twiml.js';
 import { claimDial, getCarrierCall, recordDialed, recordDialError, releaseDial, type CarrierCallRow, type RecordingRef } from '../db/repos/carrier-calls.js';
 import { findLiveCarrier } from '../db/repos/carriers.js';
+import { getProjectCallLimits } from '../db/repos/projects.js';
 import { endSession } from '../sessions/settlement.js';
 import { CREATED_SLOT_MARGIN_MS, takeSlot } from '../sessions/slots.js';
 import { randomToken, sha256Hex } from '../shared/crypto/tokens.js';
@@ -75,7 +76,7 @@ export async function processDial(ctx: AppContext, sessionId: string, opts: Dial
   }
 
   // The created session's slot must outlive the ring (it was sized for the queue window).
-  const [project] = await ctx.sql<{ max_concurrent_sessions: number }[]>`select max_concurrent_sessions from projects where id = ${row.project_id}`;
+  const project = await getProjectCallLimits(ctx.sql, row.project_id);
   const slot = await takeSlot(ctx, row.project_id, row.id, project.max_concurrent_sessions, tokenExpiresAt.getTime() + CREATED_SLOT_MARGIN_MS);
   if (!slot.taken) return fail(ctx, row, 'no concurrency slot was free when the call was to be placed');
 

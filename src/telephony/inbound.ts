@@ -6,6 +6,7 @@ import type { CarrierInfo } from '../db/repos/carriers.js';
 import { admitCall } from '../sessions/admission.js';
 import { randomToken, sha256Hex } from '../shared/crypto/tokens.js';
 import { AppError } from '../shared/errors.js';
+import { isUniqueViolation } from '../shared/pg-errors.js';
 import { PHONE_SAMPLE_RATE_HZ } from './outbound.js';
 import { INBOUND_TOKEN_TTL_SECONDS } from './timing.js';
 import { streamUrl } from './urls.js';
@@ -72,7 +73,7 @@ export async function answerIncomingCall(ctx: AppContext, carrier: CarrierInfo, 
       return err.status === 429 ? refuse(err.code, REFUSALS.busy) : refuse(err.code);
     }
     // The same CallSid admitted concurrently (Twilio asked twice at once): the other answer wins.
-    if ((err as { code?: string }).code === '23505') return refuse('call already handled');
+    if (isUniqueViolation(err)) return refuse('call already handled');
     ctx.log.error({ err, carrier_id: carrier.id }, 'inbound call failed');
     return refuse('internal error');
   }

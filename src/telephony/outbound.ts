@@ -6,6 +6,7 @@ import { findIdempotencyKey, lockIdempotencyKey, rememberIdempotencyKey, type Id
 import { toSessionInfo, type SessionInfo } from '../db/repos/voice-sessions.js';
 import { admitCall } from '../sessions/admission.js';
 import { carrierErrors, fieldError } from '../shared/errors.js';
+import { isUniqueViolation } from '../shared/pg-errors.js';
 import { kickDial } from './dial-queue.js';
 import { bodyHash, IDEMPOTENCY_HEADER } from './idempotency.js';
 import { OUTBOUND_TOKEN_TTL_SECONDS } from './timing.js';
@@ -28,9 +29,6 @@ class DuplicateKey extends Error {
     super('duplicate Idempotency-Key');
   }
 }
-
-const isKeyViolation = (err: unknown) =>
-  (err as { code?: string }).code === '23505' && (err as { constraint_name?: string }).constraint_name === 'outbound_idempotency_keys_pkey';
 
 export async function admitOutbound(
   ctx: AppContext,
@@ -90,7 +88,7 @@ export async function admitOutbound(
     return { session: toSessionInfo(row), duplicate: false };
   } catch (err) {
     if (err instanceof DuplicateKey) return duplicateOf(ctx, projectId, err.record, hash!);
-    if (key !== undefined && isKeyViolation(err)) {
+    if (key !== undefined && isUniqueViolation(err, 'outbound_idempotency_keys_pkey')) {
       const known = await findIdempotencyKey(ctx.sql, projectId, key, now);
       if (known) return duplicateOf(ctx, projectId, known, hash!);
     }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../shared/app-context.js';
-import { recordDialError } from '../db/repos/carrier-calls.js';
+import { disarmUnconfirmedDials, listPhoneCallsWithoutMedia, listUndialedOutbound, recordDialError } from '../db/repos/carrier-calls.js';
 import { deleteExpiredIdempotencyKeys } from '../db/repos/idempotency-keys.js';
 import { endSession } from '../sessions/settlement.js';
 import { unavailableRecording } from './dial.js';
@@ -29,36 +29,19 @@ export interface TelephonySweep {
 export async function sweepTelephonyOnce(ctx: AppContext): Promise<TelephonySweep> {
   const now = ctx.clock.now();
 
-  const waiting = await ctx.sql<{ id: string }[]>`
-    select id from voice_sessions
-    where direction = 'outbound' and status = 'created' and carrier_call_sid is null and settled_at is null
-      and dial_started_at is null and created_at <= ${new Date(now.getTime() - REQUEUE_AFTER_SECONDS * 1000)}
-      and token_expires_at > ${now}
-    order by created_at limit ${BATCH}`;
+  const waiting = await listUndialedOutbound(ctx.sql, new Date(now.getTime() - REQUEUE_AFTER_SECONDS * 1000), now, BATCH);
   if (waiting.length) {
     await dialQueue(ctx).addBulk(waiting.map(({ id }) => ({ name: DIAL_JOB, data: { sessionId: id }, opts: { jobId: id } })));
   }
 
-  // Locked and disarmed (no token) before settling: a stream cannot start on a call we give up on.
-  const unconfirmed = await ctx.sql.begin(async (tx) => {
-    const rows = await tx<{ id: string; record: boolean }[]>`
-      select id, record from voice_sessions
-      where direction = 'outbound' and status = 'created' and carrier_call_sid is null and settled_at is null
-        and dial_started_at <= ${new Date(now.getTime() - UNKNOWN_DIAL_GRACE_SECONDS * 1000)}
-      order by created_at limit ${BATCH} for update skip locked`;
-    if (rows.length) await tx`update voice_sessions set token_hash = null where id = any(${rows.map((r) => r.id)}::uuid[])`;
-    return rows;
-  });
+  // Disarmed (no token) before settling: a stream cannot start on a call we give up on.
+  const unconfirmed = await disarmUnconfirmedDials(ctx.sql, new Date(now.getTime() - UNKNOWN_DIAL_GRACE_SECONDS * 1000), BATCH);
   for (const r of unconfirmed) {
     await recordDialError(ctx.sql, r.id, 'the carrier never confirmed the call', r.record ? unavailableRecording(UNCONFIRMED_DIAL_DETAIL) : null);
     await endSession(ctx, r.id, { outcome: 'failed', endReason: 'carrier_error' });
   }
 
-  const noMedia = await ctx.sql<{ id: string }[]>`
-    select id from voice_sessions
-    where direction in ('outbound', 'inbound') and status = 'active' and media_connected_at is null and settled_at is null
-      and token_expires_at <= ${now}
-    order by token_expires_at limit ${BATCH}`;
+  const noMedia = await listPhoneCallsWithoutMedia(ctx.sql, now, BATCH);
   for (const { id } of noMedia) await endSession(ctx, id, { outcome: 'failed', endReason: 'carrier_error' });
 
   const keysForgotten = await deleteExpiredIdempotencyKeys(ctx.sql, now);

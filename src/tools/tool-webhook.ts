@@ -4,6 +4,7 @@ import type { AppContext } from '../shared/app-context.js';
 import { assertDeliverableUrl, BlockedDestinationError, createSafeLookup, type Resolver } from '../shared/net/address-policy.js';
 import { publicOnlyDispatcher } from '../shared/net/outbound-http.js';
 import { deliveryHeaders, signingKey } from '../webhooks/signing.js';
+import { findAgentSealedSecret } from '../db/repos/agents.js';
 
 // The tool webhook (contract §4, §7): when the model calls one of the agent's tools, POST a
 // Standard-Webhooks-signed `tool.call` event to the agent's tool_webhook_url, signed with the
@@ -84,11 +85,10 @@ function checkUrl(raw: string, allowPrivate: boolean): string | null {
 }
 
 async function signingSecret(ctx: AppContext, projectId: string, agentId: string): Promise<string | { error: string }> {
-  const [row] = await ctx.sql<{ webhook_secret_sealed: string }[]>`
-    select webhook_secret_sealed from agents where id = ${agentId} and project_id = ${projectId}`;
-  if (!row) return { error: 'agent not found' };
+  const sealed = await findAgentSealedSecret(ctx.sql, projectId, agentId);
+  if (sealed === null) return { error: 'agent not found' };
   try {
-    return ctx.keyring.decrypt(row.webhook_secret_sealed, agentId);
+    return ctx.keyring.decrypt(sealed, agentId);
   } catch {
     return { error: 'signing secret unavailable' };
   }

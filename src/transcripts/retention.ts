@@ -1,5 +1,6 @@
 import type { AppContext } from '../shared/app-context.js';
 import { runPeriodically } from '../shared/periodic.js';
+import { deleteExpiredTranscriptRows } from '../db/repos/session-transcripts.js';
 
 // Deletes stored transcripts past their expires_at, a batch at a time so that one sweep never
 // holds long locks or a huge transaction. Time comes from ctx.clock (tests move it).
@@ -20,13 +21,9 @@ export async function sweepExpiredTranscripts(ctx: AppContext, opts: TranscriptS
   const now = ctx.clock.now();
   let deleted = 0;
   for (let i = 0; i < maxBatches; i++) {
-    const result = await ctx.sql`
-      delete from session_transcripts where (session_id, seq) in (
-        select session_id, seq from session_transcripts where expires_at <= ${now}
-        order by expires_at limit ${batchSize}
-        for update skip locked)`;
-    deleted += result.count;
-    if (result.count < batchSize) break;
+    const count = await deleteExpiredTranscriptRows(ctx.sql, now, batchSize);
+    deleted += count;
+    if (count < batchSize) break;
   }
   return deleted;
 }

@@ -1,14 +1,12 @@
-import type { Tx } from '../db/repos/voice-sessions.js';
 import type { TranscriptEntry } from '../contract/events.js';
 
-// Transcripts of calls whose effective store_transcript is true: one row per utterance in
-// session_transcripts, written in the settlement transaction, deleted by the retention sweeper
-// at expires_at (spec 2.10). Insights live on voice_sessions and outlive these rows.
+// Transcripts of calls whose effective store_transcript is true: what is stored (one row per
+// utterance in session_transcripts, see db/repos/session-transcripts) and for how long (spec
+// 2.10). Insights live on voice_sessions and outlive these rows.
 
 const MAX_ENTRIES = 20_000;
 const MAX_TEXT_CHARS = 20_000;
 const MAX_MS = 2_147_483_647;
-const INSERT_BATCH = 1_000;
 const DAY_MS = 24 * 3600 * 1000;
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -53,40 +51,4 @@ export function retentionDays(agentRetentionDays: unknown, serviceDays: number):
 
 export function transcriptExpiry(endedAt: Date, days: number): Date {
   return new Date(endedAt.getTime() + days * DAY_MS);
-}
-
-/** Writes the transcript (in the caller's transaction). A second write of a session is a no-op. */
-export async function insertTranscript(tx: Tx, sessionId: string, entries: readonly TranscriptEntry[], expiresAt: Date): Promise<number> {
-  let written = 0;
-  for (let from = 0; from < entries.length; from += INSERT_BATCH) {
-    const rows = entries.slice(from, from + INSERT_BATCH).map((e, i) => ({
-      session_id: sessionId,
-      seq: from + i,
-      role: e.role,
-      text: e.text,
-      start_ms: e.start_ms,
-      end_ms: e.end_ms,
-      expires_at: expiresAt,
-    }));
-    const result = await tx`insert into session_transcripts ${tx(rows)} on conflict (session_id, seq) do nothing`;
-    written += result.count;
-  }
-  return written;
-}
-
-/**
- * A session's stored transcript in call order; [] when none was stored or it was deleted.
- * With `now`, rows already past their expiry (not yet swept) are left out.
- */
-export async function getTranscript(sql: Tx, sessionId: string, opts: { now?: Date } = {}): Promise<TranscriptEntry[]> {
-  const expiry = opts.now ? sql`and expires_at > ${opts.now}` : sql``;
-  return sql<TranscriptEntry[]>`
-    select role, text, start_ms, end_ms from session_transcripts
-    where session_id = ${sessionId} ${expiry} order by seq`;
-}
-
-/** True when the session has transcript rows. */
-export async function hasTranscript(sql: Tx, sessionId: string): Promise<boolean> {
-  const [row] = await sql<{ found: boolean }[]>`select exists (select 1 from session_transcripts where session_id = ${sessionId}) as found`;
-  return row.found;
 }

@@ -1,7 +1,11 @@
 import type { AppContext } from '../shared/app-context.js';
-import { insertDeliveries, type DeliveryInsert, type Tx } from '../db/repos/webhook-deliveries.js';
+import { findAgentWebhookTarget } from '../db/repos/agents.js';
+import { insertDeliveries, type DeliveryInsert } from '../db/repos/webhook-deliveries.js';
+import { insertWebhookEvent } from '../db/repos/webhook-events.js';
+import { listSubscribedEndpoints } from '../db/repos/webhooks.js';
+import type { Tx } from '../shared/sql.js';
 import type { DueDelivery } from './queue.js';
-import type { EventType, TranscriptEntry } from '../contract/events.js';
+import type { TranscriptEntry } from '../contract/events.js';
 
 // The outbox. An event and its deliveries are rows written inside the caller's transaction,
 // so they commit (or roll back) with the state change that caused them.
@@ -35,19 +39,10 @@ function toJson<T>(value: T): T {
 export async function emitCallEvent(tx: Tx, ctx: AppContext, input: CallEventInput): Promise<EmittedEvent> {
   const now = ctx.clock.now();
   const session = toJson(input.session);
-  const [event] = await tx`
-    insert into webhook_events (project_id, type, data, created_at)
-    values (${input.projectId}, ${input.type}, ${tx.json({ session } as never)}, ${now}) returning id`;
-
-  // FOR SHARE: a concurrent disable waits for this transaction and then cancels these rows too.
-  const endpoints = await tx`
-    select id, url, revision from webhook_endpoints
-    where project_id = ${input.projectId} and status = 'active'
-      and (cardinality(event_types) = 0 or ${input.type} = any(event_types))
-    order by created_at
-    for share`;
+  const eventId = await insertWebhookEvent(tx, { projectId: input.projectId, type: input.type, data: { session }, createdAt: now });
+  const endpoints = await listSubscribedEndpoints(tx, input.projectId, input.type);
   const rows: DeliveryInsert[] = endpoints.map((ep) => ({
-    eventId: event.id,
+    eventId,
     projectId: input.projectId,
     eventType: input.type,
     kind: 'endpoint',
@@ -59,15 +54,13 @@ export async function emitCallEvent(tx: Tx, ctx: AppContext, input: CallEventInp
   }));
 
   if (input.agentId) {
-    const [agent] = await tx`
-      select id, webhook_url, webhook_include_transcript, webhook_include_recording_url from agents
-      where id = ${input.agentId} and project_id = ${input.projectId}`;
+    const agent = await findAgentWebhookTarget(tx, input.projectId, input.agentId);
     if (agent?.webhook_url) {
       const data: Record<string, unknown> = { session };
       if (agent.webhook_include_transcript) data.transcript = toJson(input.transcript ?? []);
       if (agent.webhook_include_recording_url) data.recording_url = input.recordingUrl ?? null;
       rows.push({
-        eventId: event.id,
+        eventId,
         projectId: input.projectId,
         eventType: input.type,
         kind: 'agent',
@@ -79,5 +72,5 @@ export async function emitCallEvent(tx: Tx, ctx: AppContext, input: CallEventInp
       });
     }
   }
-  return { eventId: event.id as string, deliveries: await insertDeliveries(tx, ctx, rows) };
+  return { eventId, deliveries: await insertDeliveries(tx, ctx, rows) };
 }

@@ -2,6 +2,7 @@ import type { AppContext } from '../../shared/app-context.js';
 import { errors } from '../../shared/errors.js';
 import { sha256Hex } from '../../shared/crypto/tokens.js';
 import type { Scope } from '../../contract/scopes.js';
+import { findLiveApiKey } from '../../db/repos/api-keys.js';
 
 export interface ApiKeyCaller {
   door: 'machine';
@@ -18,10 +19,7 @@ export async function authenticateApiKey(ctx: AppContext, header: string | strin
   const presented = Array.isArray(header) ? header[0] : header;
   if (!presented) throw errors.missingApiKey();
   if (!KEY_SHAPE.test(presented)) throw errors.invalidApiKey();
-  const [row] = await ctx.sql`
-    select k.id, k.project_id, k.scopes, p.api_rpm, p.suspended
-    from api_keys k left join projects p on p.id = k.project_id
-    where k.key_hash = ${sha256Hex(presented)} and k.revoked_at is null`;
+  const row = await findLiveApiKey(ctx.sql, sha256Hex(presented));
   if (!row) throw errors.invalidApiKey();
   if (!row.project_id) throw errors.keyNotScoped();
   if (row.suspended) throw errors.projectUnavailable();
@@ -29,7 +27,7 @@ export async function authenticateApiKey(ctx: AppContext, header: string | strin
     door: 'machine',
     apiKeyId: row.id,
     projectId: row.project_id,
-    scopes: row.scopes as Scope[],
+    scopes: row.scopes,
     apiRpm: row.api_rpm as number,
   };
 }

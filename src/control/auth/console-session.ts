@@ -1,6 +1,8 @@
 import type { AppContext } from '../../shared/app-context.js';
 import { errors } from '../../shared/errors.js';
 import { sha256Hex } from '../../shared/crypto/tokens.js';
+import { findAccessTokenOwner } from '../../db/repos/auth-tokens.js';
+import { findOwnedProjectStatus } from '../../db/repos/projects.js';
 
 export interface ConsoleCaller {
   door: 'console';
@@ -16,13 +18,7 @@ export async function authenticateBearer(
 ): Promise<ConsoleCaller> {
   const match = header ? /^Bearer ([A-Za-z0-9_-]{20,200})$/i.exec(header) : null;
   if (!match) throw errors.unauthenticated('missing or malformed bearer token');
-  const [row] = await ctx.sql`
-    select f.id as family_id, a.id as account_id, a.suspended, a.email_verified
-    from auth_tokens t
-    join auth_families f on f.id = t.family_id
-    join accounts a on a.id = f.account_id
-    where t.token_hash = ${sha256Hex(match[1])} and t.kind = 'access'
-      and t.expires_at > ${ctx.clock.now()} and f.revoked_at is null`;
+  const row = await findAccessTokenOwner(ctx.sql, sha256Hex(match[1]), ctx.clock.now());
   if (!row) throw errors.unauthenticated('invalid or expired access token');
   if (row.suspended) throw errors.accountSuspended();
   if (!row.email_verified && !opts.allowUnverified) throw errors.emailUnverified();
@@ -31,7 +27,7 @@ export async function authenticateBearer(
 
 /** The project if the account owns it; another owner's project is indistinguishable from none. */
 export async function loadOwnedProject(ctx: AppContext, accountId: string, projectId: string) {
-  const [row] = await ctx.sql`select id, suspended from projects where id = ${projectId} and account_id = ${accountId}`;
+  const row = await findOwnedProjectStatus(ctx.sql, accountId, projectId);
   if (!row) throw errors.notFound('project not found');
   return row;
 }

@@ -1,11 +1,11 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, errors } from '../../shared/errors.js';
+import { isUniqueViolation } from '../../shared/pg-errors.js';
 
 // Every failure leaves as {"detail": ...}. Fastify's own errors and Postgres errors are
 // classified here, once; anything unknown is a 500 that leaks nothing but the request id.
 
 const PG_CLASSES: Record<string, () => AppError> = {
-  '23505': () => errors.conflict('resource already exists'),
   '40001': () => errors.unavailable('temporarily unavailable, retry'),
   '40P01': () => errors.unavailable('temporarily unavailable, retry'),
   '57P01': () => errors.unavailable('service restarting'),
@@ -22,6 +22,7 @@ function classify(err: FastifyError & { code?: string }): AppError | null {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return errors.validation([{ loc: ['body'], msg: 'malformed JSON', type: 'json_invalid' }]);
   }
+  if (isUniqueViolation(err)) return errors.conflict('resource already exists');
   if (err.code && PG_CLASSES[err.code]) return PG_CLASSES[err.code]();
   // SQLSTATE class 22 (data exception: text Postgres cannot store, out-of-range numbers) and
   // 54 (too complex) come from client-supplied values that slipped past validation.

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../shared/app-context.js';
 import { errors } from '../../shared/errors.js';
-import type { Sql } from '../../shared/sql.js';
-import type { Tx } from './provider-accounts.js';
+import type { Db, Tx } from '../../shared/sql.js';
+import type { AgentVariable, PipelineMode } from '../../contract/agents.js';
 
 // Agents and their versions. Every write stores the resulting V2AgentInfo in agent_versions
 // in the same transaction, so any version a session ran can be read back exactly.
@@ -16,11 +16,11 @@ export interface AgentRow {
   prompt: string;
   greeting: string | null;
   language: string;
-  pipeline_mode: 'cascade' | 'realtime';
+  pipeline_mode: PipelineMode;
   pipeline_config: Record<string, Record<string, unknown>>;
   tools: unknown[];
   tool_webhook_url: string | null;
-  variables: { name: string; required: boolean }[];
+  variables: AgentVariable[];
   backchannel: boolean;
   can_send_dtmf: boolean;
   ambience_level: number | null;
@@ -128,15 +128,21 @@ export async function updateAgentRow(tx: Tx, agentId: string, fields: AgentField
   return row;
 }
 
-export async function getAgentRow(sql: Tx, projectId: string, agentId: string, opts: { lock?: boolean } = {}): Promise<AgentRow> {
+/** The project's agent, or undefined (another project's agent is indistinguishable from none). */
+export async function findAgentRow(db: Db, projectId: string, agentId: string, opts: { lock?: boolean } = {}): Promise<AgentRow | undefined> {
   const [row] = opts.lock
-    ? await sql<AgentRow[]>`select * from agents where id = ${agentId} and project_id = ${projectId} for update`
-    : await sql<AgentRow[]>`select * from agents where id = ${agentId} and project_id = ${projectId}`;
+    ? await db<AgentRow[]>`select * from agents where id = ${agentId} and project_id = ${projectId} for update`
+    : await db<AgentRow[]>`select * from agents where id = ${agentId} and project_id = ${projectId}`;
+  return row;
+}
+
+export async function getAgentRow(db: Db, projectId: string, agentId: string, opts: { lock?: boolean } = {}): Promise<AgentRow> {
+  const row = await findAgentRow(db, projectId, agentId, opts);
   if (!row) throw errors.notFound('agent not found');
   return row;
 }
 
-export async function listAgentRows(sql: Sql, projectId: string, o: { limit: number; offset: number; includeInactive: boolean }) {
+export async function listAgentRows(sql: Db, projectId: string, o: { limit: number; offset: number; includeInactive: boolean }) {
   return sql<AgentRow[]>`
     select * from agents
     where project_id = ${projectId} ${o.includeInactive ? sql`` : sql`and is_active`}
@@ -144,7 +150,7 @@ export async function listAgentRows(sql: Sql, projectId: string, o: { limit: num
 }
 
 /** The agent exactly as it was at `version` (another project's agent is a 404 like a missing one). */
-export async function getAgentVersion(sql: Sql, projectId: string, agentId: string, version: number): Promise<Record<string, unknown>> {
+export async function getAgentVersion(sql: Db, projectId: string, agentId: string, version: number): Promise<Record<string, unknown>> {
   await getAgentRow(sql, projectId, agentId);
   const [row] = await sql<{ document: Record<string, unknown> }[]>`
     select document from agent_versions where agent_id = ${agentId} and version = ${version}`;
@@ -160,11 +166,33 @@ export async function setAgentSecret(tx: Tx, agentId: string, sealed: string): P
  * Sessions that ran on the agent. The sessions table (voice_sessions) lands with the sessions
  * work; until it exists the count is 0 rather than an error.
  */
-export async function countAgentCalls(sql: Tx, agentId: string): Promise<number> {
+export async function countAgentCalls(sql: Db, agentId: string): Promise<number> {
   const [found] = await sql<{ t: string | null }[]>`select to_regclass('voice_sessions')::text as t`;
   if (!found?.t) return 0;
   const [row] = await sql.unsafe<{ n: number }[]>('select count(*)::int as n from voice_sessions where agent_id = $1', [agentId]);
   return row.n;
+}
+
+/** The project's agent's webhook secret as sealed (for the caller to decrypt), or null when there is no such agent. */
+export async function findAgentSealedSecret(db: Db, projectId: string, agentId: string): Promise<string | null> {
+  const [row] = await db<{ webhook_secret_sealed: string }[]>`
+    select webhook_secret_sealed from agents where id = ${agentId} and project_id = ${projectId}`;
+  return row ? row.webhook_secret_sealed : null;
+}
+
+export interface AgentWebhookTarget {
+  id: string;
+  webhook_url: string | null;
+  webhook_include_transcript: boolean;
+  webhook_include_recording_url: boolean;
+}
+
+/** Where (and with what) the project's agent wants its call events, or undefined when there is no such agent. */
+export async function findAgentWebhookTarget(db: Db, projectId: string, agentId: string): Promise<AgentWebhookTarget | undefined> {
+  const [row] = await db<AgentWebhookTarget[]>`
+    select id, webhook_url, webhook_include_transcript, webhook_include_recording_url from agents
+    where id = ${agentId} and project_id = ${projectId}`;
+  return row;
 }
 
 /** The agent's webhook signing secret (whsec_…), decrypted; null when there is no such agent. */
@@ -198,8 +226,8 @@ export interface SessionAgent {
  * base_url; no credentials), for session admission. Null when the project has no such agent.
  * Use getProviderApiKey (db/repos/provider-accounts) at call time to decrypt a stage's key.
  */
-export async function loadAgentForSession(sql: Sql, projectId: string, agentId: string): Promise<SessionAgent | null> {
-  const [row] = await sql<AgentRow[]>`select * from agents where id = ${agentId} and project_id = ${projectId}`;
+export async function loadAgentForSession(sql: Db, projectId: string, agentId: string): Promise<SessionAgent | null> {
+  const row = await findAgentRow(sql, projectId, agentId);
   if (!row) return null;
   const ids = Object.values(row.pipeline_config).map((s) => String(s.account_id));
   const accounts = await sql<{ id: string; provider: string; revision: number; status: SessionPipelineStage['account_status']; base_url: string | null }[]>`

@@ -2,6 +2,7 @@ import type { AppContext } from '../../shared/app-context.js';
 import { randomBase62, sha256Hex } from '../../shared/crypto/tokens.js';
 import { errors } from '../../shared/errors.js';
 import type { Scope } from '../../contract/scopes.js';
+import type { Db } from '../../shared/sql.js';
 
 export interface ApiKeyInfo {
   id: string;
@@ -33,5 +34,23 @@ export async function revokeApiKey(ctx: AppContext, projectId: string, keyId: st
     update api_keys set revoked_at = now() where id = ${keyId} and project_id = ${projectId} and revoked_at is null
     returning id, name, scopes, prefix, created_at`;
   if (!row) throw errors.notFound('API key not found');
+  return row;
+}
+
+export interface LiveApiKey {
+  id: string;
+  /** Null for a key not scoped to a project. */
+  project_id: string | null;
+  scopes: Scope[];
+  api_rpm: number | null;
+  suspended: boolean | null;
+}
+
+/** The unrevoked key with this SHA-256, with its project's rate limit and suspension. */
+export async function findLiveApiKey(db: Db, keyHash: string): Promise<LiveApiKey | undefined> {
+  const [row] = await db<LiveApiKey[]>`
+    select k.id, k.project_id, k.scopes, p.api_rpm, p.suspended
+    from api_keys k left join projects p on p.id = k.project_id
+    where k.key_hash = ${keyHash} and k.revoked_at is null`;
   return row;
 }

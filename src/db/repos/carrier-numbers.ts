@@ -1,6 +1,7 @@
 import type { AppContext } from '../../shared/app-context.js';
 import { carrierErrors, fieldError } from '../../shared/errors.js';
-import type { Queryable, Sql, Tx } from '../../shared/sql.js';
+import { isUniqueViolation } from '../../shared/pg-errors.js';
+import type { Db, Tx } from '../../shared/sql.js';
 import { getCarrier, type CarrierInfo } from './carriers.js';
 import { bumpProjectRevision } from './projects.js';
 
@@ -29,10 +30,6 @@ async function requireProjectAgent(tx: Tx, projectId: string, agentId: string | 
   if (!row) throw fieldError(['body', 'agent_id'], 'agent not found in this project');
 }
 
-const isUniqueViolation = (err: unknown) =>
-  (err as { code?: string; constraint_name?: string }).code === '23505' &&
-  (err as { constraint_name?: string }).constraint_name === 'carrier_numbers_project_e164';
-
 export async function createCarrierNumber(
   ctx: AppContext,
   projectId: string,
@@ -47,11 +44,11 @@ export async function createCarrierNumber(
         insert into carrier_numbers (carrier_id, project_id, e164, outbound_enabled, agent_id)
         values (${carrierId}, ${projectId}, ${input.e164}, ${input.outboundEnabled}, ${input.agentId})
         returning ${tx(COLUMNS)}`;
-      await bumpProjectRevision(tx as unknown as Sql, projectId);
+      await bumpProjectRevision(tx, projectId);
       return row;
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw carrierErrors.numberTaken();
+    if (isUniqueViolation(err, 'carrier_numbers_project_e164')) throw carrierErrors.numberTaken();
     throw err;
   }
 }
@@ -64,7 +61,7 @@ export async function listCarrierNumbers(ctx: AppContext, projectId: string, car
     order by created_at desc, id desc limit ${limit} offset ${offset}`;
 }
 
-export async function getCarrierNumber(sql: Queryable, projectId: string, carrierId: string, numberId: string): Promise<CarrierNumberInfo> {
+export async function getCarrierNumber(sql: Db, projectId: string, carrierId: string, numberId: string): Promise<CarrierNumberInfo> {
   const [row] = await sql<CarrierNumberInfo[]>`
     select ${sql(COLUMNS)} from carrier_numbers
     where id = ${numberId} and carrier_id = ${carrierId} and project_id = ${projectId} and deleted_at is null`;
@@ -90,7 +87,7 @@ export async function updateCarrierNumber(
     const [row] = await tx<CarrierNumberInfo[]>`
       update carrier_numbers set ${tx(set)}, updated_at = now()
       where id = ${numberId} returning ${tx(COLUMNS)}`;
-    await bumpProjectRevision(tx as unknown as Sql, projectId);
+    await bumpProjectRevision(tx, projectId);
     return row;
   });
 }
@@ -102,7 +99,7 @@ export async function deleteCarrierNumber(ctx: AppContext, projectId: string, ca
     const [row] = await tx<CarrierNumberInfo[]>`
       update carrier_numbers set deleted_at = now(), updated_at = now()
       where id = ${numberId} returning ${tx(COLUMNS)}`;
-    await bumpProjectRevision(tx as unknown as Sql, projectId);
+    await bumpProjectRevision(tx, projectId);
     return row;
   });
 }
@@ -125,7 +122,7 @@ const CARRIER_JSON = `json_build_object('id', c.id, 'project_id', c.project_id, 
   'status_detail', c.status_detail, 'revision', c.revision, 'created_at', c.created_at, 'updated_at', c.updated_at) as carrier`;
 
 /** Outbound `from`: the project's live number with that E.164 and its carrier (any status), or null. */
-export async function findProjectNumber(sql: Queryable, projectId: string, e164: string): Promise<NumberWithCarrier | null> {
+export async function findProjectNumber(sql: Db, projectId: string, e164: string): Promise<NumberWithCarrier | null> {
   const [row] = await sql.unsafe(
     `select ${N_COLUMNS}, ${CARRIER_JSON}
      from carrier_numbers n join carriers c on c.id = n.carrier_id and c.deleted_at is null
@@ -141,7 +138,7 @@ export async function findProjectNumber(sql: Queryable, projectId: string, e164:
  * them holds the real auth token), so the caller must route to the candidate whose auth token
  * validates the request's X-Twilio-Signature, never on the number alone.
  */
-export async function findInboundCandidates(sql: Queryable, accountSid: string, e164: string): Promise<NumberWithCarrier[]> {
+export async function findInboundCandidates(sql: Db, accountSid: string, e164: string): Promise<NumberWithCarrier[]> {
   const rows = await sql.unsafe(
     `select ${N_COLUMNS}, ${CARRIER_JSON}
      from carrier_numbers n join carriers c on c.id = n.carrier_id and c.deleted_at is null
@@ -153,7 +150,7 @@ export async function findInboundCandidates(sql: Queryable, accountSid: string, 
 }
 
 /** Inbound voice webhook: the live number `e164` on this carrier, or null. */
-export async function findCarrierNumber(sql: Queryable, carrierId: string, e164: string): Promise<CarrierNumberInfo | null> {
+export async function findCarrierNumber(sql: Db, carrierId: string, e164: string): Promise<CarrierNumberInfo | null> {
   const [row] = await sql<CarrierNumberInfo[]>`
     select ${sql(COLUMNS)} from carrier_numbers
     where carrier_id = ${carrierId} and e164 = ${e164} and deleted_at is null`;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../shared/app-context.js';
 import { carrierErrors } from '../../shared/errors.js';
-import type { Queryable, Sql } from '../../shared/sql.js';
+import type { Db } from '../../shared/sql.js';
 import { bumpProjectRevision } from './projects.js';
 
 // Carrier connections (contract §10). The credentials ({account_sid, auth_token}) are sealed
@@ -49,7 +49,7 @@ export async function createCarrier(
       values (${id}, ${projectId}, ${input.kind}, ${input.label}, ${input.baseUrl}, ${input.credentials.account_sid},
               ${sealed}, ${tokenHint(input.credentials.auth_token)})
       returning ${tx(COLUMNS)}`;
-    await bumpProjectRevision(tx as unknown as Sql, projectId);
+    await bumpProjectRevision(tx, projectId);
     return row;
   });
 }
@@ -62,7 +62,7 @@ export async function listCarriers(ctx: AppContext, projectId: string, limit: nu
 }
 
 /** A live carrier of the project, or 404 (another project's carrier is indistinguishable from none). */
-export async function getCarrier(sql: Queryable, projectId: string, carrierId: string, opts: { lock?: boolean } = {}): Promise<CarrierInfo> {
+export async function getCarrier(sql: Db, projectId: string, carrierId: string, opts: { lock?: boolean } = {}): Promise<CarrierInfo> {
   const [row] = opts.lock
     ? await sql<CarrierInfo[]>`
         select ${sql(COLUMNS)} from carriers
@@ -98,7 +98,7 @@ export async function updateCarrier(
     const [row] = await tx<CarrierInfo[]>`
       update carriers set ${tx(set)}, revision = revision + 1, updated_at = now()
       where id = ${carrierId} returning ${tx(COLUMNS)}`;
-    await bumpProjectRevision(tx as unknown as Sql, projectId);
+    await bumpProjectRevision(tx, projectId);
     return row;
   });
 }
@@ -117,7 +117,7 @@ export async function deleteCarrier(ctx: AppContext, projectId: string, carrierI
       update carriers
       set deleted_at = now(), credentials_sealed = null, revision = revision + 1, updated_at = now()
       where id = ${carrierId} returning ${tx(COLUMNS)}`;
-    await bumpProjectRevision(tx as unknown as Sql, projectId);
+    await bumpProjectRevision(tx, projectId);
     return row;
   });
 }
@@ -149,7 +149,7 @@ export async function recordCarrierVerification(
 }
 
 /** A live carrier by id alone (Twilio callbacks name the carrier in their path, not the project), or null. */
-export async function findLiveCarrier(sql: Queryable, carrierId: string): Promise<CarrierInfo | null> {
+export async function findLiveCarrier(sql: Db, carrierId: string): Promise<CarrierInfo | null> {
   const [row] = await sql<CarrierInfo[]>`
     select ${sql(COLUMNS)} from carriers where id = ${carrierId} and deleted_at is null`;
   return row ?? null;

@@ -1,5 +1,5 @@
 import { errors } from '../../shared/errors.js';
-import type { Queryable, Tx } from '../../shared/sql.js';
+import type { Db, Tx } from '../../shared/sql.js';
 
 // Outbound Idempotency-Key (contract §8): one row per project and key, remembered 24 h, with
 // the SHA-256 of the canonical request body and the session the first request created.
@@ -12,7 +12,7 @@ export interface IdempotencyRecord {
 }
 
 /** The live (unexpired) record of a key, or null. */
-export async function findIdempotencyKey(sql: Queryable, projectId: string, key: string, now: Date): Promise<IdempotencyRecord | null> {
+export async function findIdempotencyKey(sql: Db, projectId: string, key: string, now: Date): Promise<IdempotencyRecord | null> {
   const [row] = await sql<IdempotencyRecord[]>`
     select session_id, body_sha256 from outbound_idempotency_keys
     where project_id = ${projectId} and key = ${key} and expires_at > ${now}`;
@@ -46,7 +46,7 @@ export async function rememberIdempotencyKey(
 }
 
 /** Forgets keys older than 24 h; returns how many went. */
-export async function deleteExpiredIdempotencyKeys(sql: Queryable, now: Date, limit = 1000): Promise<number> {
+export async function deleteExpiredIdempotencyKeys(sql: Db, now: Date, limit = 1000): Promise<number> {
   const rows = await sql`
     delete from outbound_idempotency_keys where ctid in (
       select ctid from outbound_idempotency_keys where expires_at <= ${now} limit ${limit})

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../shared/app-context.js';
 import { errors } from '../../shared/errors.js';
+import type { Db, Tx } from '../../shared/sql.js';
 
 export interface ProjectInfo {
   id: string;
@@ -56,6 +57,39 @@ export async function setProjectLimits(
 }
 
 /** Anything that changes how calls behave (limits, provider accounts, carriers) bumps the revision. */
-export async function bumpProjectRevision(sql: AppContext['sql'], projectId: string): Promise<void> {
-  await sql`update projects set revision = revision + 1, updated_at = now() where id = ${projectId}`;
+export async function bumpProjectRevision(db: Db, projectId: string): Promise<void> {
+  await db`update projects set revision = revision + 1, updated_at = now() where id = ${projectId}`;
+}
+
+/** The project's id and suspension if `accountId` owns it, else undefined. */
+export async function findOwnedProjectStatus(db: Db, accountId: string, projectId: string): Promise<{ id: string; suspended: boolean } | undefined> {
+  const [row] = await db<{ id: string; suspended: boolean }[]>`
+    select id, suspended from projects where id = ${projectId} and account_id = ${accountId}`;
+  return row;
+}
+
+export async function projectExists(db: Db, projectId: string): Promise<boolean> {
+  const [row] = await db`select 1 from projects where id = ${projectId}`;
+  return row !== undefined;
+}
+
+export interface ProjectCallLimits {
+  revision: number;
+  max_concurrent_sessions: number;
+}
+
+/** What admitting or connecting a call reads from its (existing) project. */
+export async function getProjectCallLimits(db: Db, projectId: string): Promise<ProjectCallLimits> {
+  const [row] = await db<ProjectCallLimits[]>`select revision, max_concurrent_sessions from projects where id = ${projectId}`;
+  return row;
+}
+
+/** FOR KEY SHARE on the project row until the transaction ends: a FOR UPDATE of it (account deletion) waits. */
+export async function lockProjectKeyShare(tx: Tx, projectId: string): Promise<void> {
+  await tx`select id from projects where id = ${projectId} for key share`;
+}
+
+/** FOR UPDATE on the project row until the transaction ends. */
+export async function lockProject(tx: Tx, projectId: string): Promise<void> {
+  await tx`select id from projects where id = ${projectId} for update`;
 }

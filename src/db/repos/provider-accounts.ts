@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { TransactionSql } from 'postgres';
 import type { AppContext } from '../../shared/app-context.js';
 import type { Provider } from '../../contract/catalogue.js';
 import { errors } from '../../shared/errors.js';
-import type { Sql } from '../../shared/sql.js';
-import { bumpProjectRevision } from './projects.js';
+import type { Db } from '../../shared/sql.js';
+import { bumpProjectRevision, lockProject } from './projects.js';
 
 // Bring-your-own-key provider accounts. The API key is sealed under the keyring with the
 // account id as associated data (a sealed key moved to another row does not decrypt) and is
@@ -26,8 +25,6 @@ export interface ProviderAccountInfo {
   updated_at: Date;
 }
 
-export type Tx = Sql | TransactionSql<{ bigint: bigint }>;
-
 const COLUMNS = ['id', 'project_id', 'provider', 'label', 'base_url', 'status', 'status_detail', 'key_hint', 'revision', 'created_at', 'updated_at'];
 
 export const keyHint = (apiKey: string) => apiKey.slice(-4);
@@ -46,7 +43,7 @@ export async function createProviderAccount(
       values (${id}, ${projectId}, ${input.provider}, ${input.label}, ${input.baseUrl}, ${sealed},
               ${input.apiKey === null ? '' : keyHint(input.apiKey)})
       returning ${tx(COLUMNS)}`;
-    await bumpProjectRevision(tx as unknown as Sql, projectId);
+    await bumpProjectRevision(tx, projectId);
     return row;
   });
 }
@@ -58,7 +55,7 @@ export async function listProviderAccounts(ctx: AppContext, projectId: string, l
     order by created_at desc, id desc limit ${limit} offset ${offset}`;
 }
 
-export async function getProviderAccount(sql: Tx, projectId: string, accountId: string): Promise<ProviderAccountInfo> {
+export async function getProviderAccount(sql: Db, projectId: string, accountId: string): Promise<ProviderAccountInfo> {
   const [row] = await sql<ProviderAccountInfo[]>`
     select ${sql(COLUMNS)} from provider_accounts
     where id = ${accountId} and project_id = ${projectId} and deleted_at is null`;
@@ -67,7 +64,7 @@ export async function getProviderAccount(sql: Tx, projectId: string, accountId: 
 }
 
 /** Accounts by id within a project (deleted ones excluded), for pipeline validation. */
-export async function findProviderAccounts(sql: Tx, projectId: string, ids: string[]): Promise<Map<string, ProviderAccountInfo>> {
+export async function findProviderAccounts(sql: Db, projectId: string, ids: string[]): Promise<Map<string, ProviderAccountInfo>> {
   if (ids.length === 0) return new Map();
   const rows = await sql<ProviderAccountInfo[]>`
     select ${sql(COLUMNS)} from provider_accounts
@@ -98,13 +95,13 @@ export async function updateProviderAccount(
     const [row] = await tx<ProviderAccountInfo[]>`
       update provider_accounts set ${tx(set)}, revision = revision + 1, updated_at = now()
       where id = ${accountId} returning ${tx(COLUMNS)}`;
-    await bumpProjectRevision(tx as unknown as Sql, projectId);
+    await bumpProjectRevision(tx, projectId);
     return row;
   });
 }
 
 /** Active agents of the project whose pipeline names the account. */
-export async function agentsUsingAccount(sql: Tx, projectId: string, accountId: string): Promise<number> {
+export async function agentsUsingAccount(sql: Db, projectId: string, accountId: string): Promise<number> {
   const [row] = await sql<{ n: number }[]>`
     select count(*)::int as n from agents a
     where a.project_id = ${projectId} and a.is_active
@@ -117,7 +114,7 @@ export async function deleteProviderAccount(ctx: AppContext, projectId: string, 
   return ctx.sql.begin(async (tx) => {
     await getProviderAccount(tx, projectId, accountId);
     // Lock the project's agents against a concurrent create naming this account.
-    await tx`select id from projects where id = ${projectId} for update`;
+    await lockProject(tx, projectId);
     const users = await agentsUsingAccount(tx, projectId, accountId);
     if (users > 0) {
       throw errors.conflict(`provider account is used by ${users} active agent${users === 1 ? '' : 's'}`);
@@ -126,7 +123,7 @@ export async function deleteProviderAccount(ctx: AppContext, projectId: string, 
       update provider_accounts
       set deleted_at = now(), credentials_sealed = null, revision = revision + 1, updated_at = now()
       where id = ${accountId} returning ${tx(COLUMNS)}`;
-    await bumpProjectRevision(tx as unknown as Sql, projectId);
+    await bumpProjectRevision(tx, projectId);
     return row;
   });
 }
@@ -155,4 +152,23 @@ export async function recordVerification(
     where id = ${accountId} and project_id = ${projectId} and revision = ${revision} and deleted_at is null
     returning ${ctx.sql(COLUMNS)}`;
   return row ?? getProviderAccount(ctx.sql, projectId, accountId);
+}
+
+/**
+ * A verified account the provider refused during a call becomes `invalid` with `detail`; an
+ * account changed meanwhile keeps its state. True when it changed.
+ */
+export async function invalidateVerifiedAccount(db: Db, accountId: string, detail: string): Promise<boolean> {
+  const rows = await db`
+    update provider_accounts set status = 'invalid', status_detail = ${detail}, updated_at = now()
+    where id = ${accountId} and status = 'verified' and deleted_at is null
+    returning id`;
+  return rows.length > 0;
+}
+
+/** Where a live account's provider is reached and whether it is verified; undefined when deleted or unknown. */
+export async function findLiveAccountEndpoint(db: Db, accountId: string): Promise<{ base_url: string | null; status: AccountStatus } | undefined> {
+  const [row] = await db<{ base_url: string | null; status: AccountStatus }[]>`
+    select base_url, status from provider_accounts where id = ${accountId} and deleted_at is null`;
+  return row;
 }

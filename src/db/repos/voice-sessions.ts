@@ -1,10 +1,6 @@
 import type { AppContext } from '../../shared/app-context.js';
-import type postgres from 'postgres';
-import type { Sql } from '../../shared/sql.js';
+import type { Db, Tx } from '../../shared/sql.js';
 import { CURRENCY, MONEY_SCALE } from '../../contract/money.js';
-
-/** The pool or a transaction: both run the same tagged-template queries. */
-export type Tx = Sql | postgres.TransactionSql<{ bigint: bigint }>;
 
 export type SessionStatus = 'created' | 'active' | 'completed' | 'failed';
 
@@ -115,7 +111,7 @@ export async function getSession(ctx: AppContext, projectId: string, sessionId: 
   return row;
 }
 
-export async function getSessionById(sql: Tx, sessionId: string, forUpdate = false): Promise<SessionRow | undefined> {
+export async function getSessionById(sql: Db, sessionId: string, forUpdate = false): Promise<SessionRow | undefined> {
   const [row] = forUpdate
     ? await sql<SessionRow[]>`select * from voice_sessions where id = ${sessionId} for update`
     : await sql<SessionRow[]>`select * from voice_sessions where id = ${sessionId}`;
@@ -151,40 +147,67 @@ export async function listSessions(ctx: AppContext, projectId: string, f: Sessio
     order by created_at desc, id desc limit ${f.limit} offset ${f.offset}`;
 }
 
-/** The agent and its pipeline accounts as admission needs them (agent repo's loader will replace this). */
-export interface AgentForSession {
-  id: string;
-  version: number;
-  is_active: boolean;
-  language: string;
-  pipeline_mode: string;
-  pipeline_config: Record<string, Record<string, unknown> & { account_id: string }>;
-  variables: { name: string; required: boolean }[];
-  max_duration_seconds: number | null;
-  record_calls: boolean;
-  store_transcript: boolean;
-}
-
-export interface StageAccount {
-  id: string;
-  provider: string;
-  status: string;
-  revision: number;
-  deleted_at: Date | null;
-}
-
-export async function loadAgentRow(sql: Tx, projectId: string, agentId: string): Promise<AgentForSession | undefined> {
-  const [row] = await sql<AgentForSession[]>`
-    select id, version, is_active, language, pipeline_mode, pipeline_config, variables,
-           max_duration_seconds, record_calls, store_transcript
-    from agents where id = ${agentId} and project_id = ${projectId}`;
+/**
+ * The media of a session whose token was just proven connects: created (or, for a carrier call
+ * that rang first, active) becomes active on `nodeId`, the token is spent and the call's clock
+ * starts. Undefined when the row is no longer connectable (the caller holds its lock, so only a
+ * bug gets here).
+ */
+export async function markMediaConnected(
+  tx: Tx,
+  sessionId: string,
+  c: { now: Date; nodeId: string; leaseExpiresAt: Date; callSid: string | null },
+): Promise<SessionRow | undefined> {
+  const [row] = await tx<SessionRow[]>`
+    update voice_sessions set status = 'active', token_used_at = ${c.now}, token_hash = null,
+      started_at = coalesce(started_at, ${c.now}), media_connected_at = ${c.now}, node_id = ${c.nodeId},
+      lease_expires_at = ${c.leaseExpiresAt}, heartbeat_at = ${c.now},
+      carrier_call_sid = coalesce(carrier_call_sid, ${c.callSid})
+    where id = ${sessionId} and status in ('created', 'active') and settled_at is null
+      and media_connected_at is null and token_used_at is null
+    returning *`;
   return row;
 }
 
-export async function loadStageAccounts(sql: Tx, projectId: string, ids: string[]): Promise<Map<string, StageAccount>> {
-  if (ids.length === 0) return new Map();
-  const rows = await sql<StageAccount[]>`
-    select id, provider, status, revision, deleted_at from provider_accounts
-    where project_id = ${projectId} and id = any(${ids}::uuid[])`;
-  return new Map(rows.map((r) => [r.id, r]));
+/** Renews `nodeId`'s lease on those of `sessionIds` it is still running (one statement for all). */
+export async function renewNodeLeases(db: Db, nodeId: string, sessionIds: string[], now: Date, leaseExpiresAt: Date): Promise<void> {
+  await db`update voice_sessions set lease_expires_at = ${leaseExpiresAt}, heartbeat_at = ${now}
+    where node_id = ${nodeId} and status = 'active' and id = any(${sessionIds}::uuid[])`;
+}
+
+export interface Settlement {
+  status: 'completed' | 'failed';
+  endReason: string;
+  endedAt: Date;
+  mediaDisconnectedAt: Date | null;
+  connectedSeconds: number;
+  costNanoUsd: bigint;
+  /** Set when an analysis of the call is due (the insights sweeper finds it by this). */
+  insightsPendingSince: Date | null;
+}
+
+/** Writes the end of a session (in the settling transaction, which holds the row lock). */
+export async function settleSessionRow(tx: Tx, sessionId: string, s: Settlement): Promise<SessionRow> {
+  const [row] = await tx<SessionRow[]>`
+    update voice_sessions set
+      status = ${s.status}, ended_at = ${s.endedAt}, end_reason = ${s.endReason},
+      media_disconnected_at = ${s.mediaDisconnectedAt}, connected_seconds = ${s.connectedSeconds},
+      cost_nano_usd = ${s.costNanoUsd.toString()}, settled_at = ${s.endedAt}, lease_expires_at = null,
+      insights_pending_since = ${s.insightsPendingSince}
+    where id = ${sessionId} returning *`;
+  return row;
+}
+
+/** Created sessions whose token window closed unused by `now`, soonest first. */
+export async function listExpiredCreatedSessions(db: Db, now: Date, limit: number): Promise<{ id: string }[]> {
+  return db<{ id: string }[]>`
+    select id from voice_sessions where status = 'created' and settled_at is null and token_expires_at <= ${now}
+    order by token_expires_at limit ${limit}`;
+}
+
+/** Active sessions whose node stopped renewing its lease (the node died), with its last heartbeat. */
+export async function listLapsedActiveSessions(db: Db, now: Date, limit: number): Promise<{ id: string; heartbeat_at: Date | null }[]> {
+  return db<{ id: string; heartbeat_at: Date | null }[]>`
+    select id, heartbeat_at from voice_sessions where status = 'active' and settled_at is null and lease_expires_at <= ${now}
+    order by lease_expires_at limit ${limit}`;
 }

@@ -1,10 +1,6 @@
 import type { AppContext } from '../../shared/app-context.js';
-import type postgres from 'postgres';
-import type { Sql } from '../../shared/sql.js';
+import type { Tx } from '../../shared/sql.js';
 import { CURRENCY, MONEY_SCALE } from '../../contract/money.js';
-
-/** The pool or a transaction: both run the same tagged-template queries. */
-export type Tx = Sql | postgres.TransactionSql<{ bigint: bigint }>;
 
 export interface WalletInfo {
   currency: string;

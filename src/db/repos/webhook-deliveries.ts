@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../shared/app-context.js';
-import type postgres from 'postgres';
-
-/** A transaction of the application's sql client (deliveries are written inside the caller's). */
-export type Tx = postgres.TransactionSql<{ bigint: bigint }>;
+import type { Tx } from '../../shared/sql.js';
 
 /** A delivery that is waiting for an attempt, as producers hand it to `kickDeliveries`. */
 export interface DueDelivery {

@@ -3,8 +3,10 @@ import type { AppContext } from '../../shared/app-context.js';
 import { KeyringError } from '../../shared/crypto/keyring.js';
 import { newWebhookSecret } from '../../shared/crypto/tokens.js';
 import { errors } from '../../shared/errors.js';
+import type { Tx } from '../../shared/sql.js';
 import { insertDeliveries, type DeliveryInsert } from './webhook-deliveries.js';
 import type { DueDelivery } from './webhook-deliveries.js';
+import { insertWebhookEvent } from './webhook-events.js';
 
 // Webhook endpoints: create (secret shown once), list, disable, test ping, dead letters.
 
@@ -103,20 +105,18 @@ export async function pingEndpoint(ctx: AppContext, projectId: string, endpointI
   const now = ctx.clock.now();
   return ctx.sql.begin(async (tx) => {
     // The row lock orders pings against each other and against a concurrent disable.
-    const [ep] = await tx`
+    const [ep] = await tx<{ id: string; url: string; status: string; revision: number }[]>`
       select id, url, status, revision from webhook_endpoints
       where id = ${endpointId} and project_id = ${projectId} for update`;
     if (!ep) throw errors.notFound('webhook endpoint not found');
     if (ep.status !== 'active') throw errors.conflict('webhook endpoint is disabled');
     const dedupeKey = `ping:${ep.id}:${ep.revision}:${Math.floor(now.getTime() / 60_000)}`;
     const [existing] = await tx`select id from webhook_deliveries where dedupe_key = ${dedupeKey}`;
-    const base = { endpoint_id: ep.id as string, event_type: 'webhook.ping' as const };
+    const base = { endpoint_id: ep.id, event_type: 'webhook.ping' as const };
     if (existing) return { ...base, delivery_id: existing.id as string, queued: false, due: [] };
-    const [event] = await tx`
-      insert into webhook_events (project_id, type, data, created_at)
-      values (${projectId}, 'webhook.ping', ${tx.json({ endpoint_id: ep.id })}, ${now}) returning id`;
+    const eventId = await insertWebhookEvent(tx, { projectId, type: 'webhook.ping', data: { endpoint_id: ep.id }, createdAt: now });
     const delivery: DeliveryInsert = {
-      eventId: event.id,
+      eventId,
       projectId,
       eventType: 'webhook.ping',
       kind: 'endpoint',
@@ -130,6 +130,25 @@ export async function pingEndpoint(ctx: AppContext, projectId: string, endpointI
     const [due] = await insertDeliveries(tx, ctx, [delivery]);
     return { ...base, delivery_id: due.id, queued: true, due: [due] };
   }) as Promise<PingResult>;
+}
+
+export interface SubscribedEndpoint {
+  id: string;
+  url: string;
+  revision: number;
+}
+
+/**
+ * The project's active endpoints subscribed to `type`, oldest first, FOR SHARE: a concurrent
+ * disable waits for the caller's transaction and then cancels the deliveries it wrote too.
+ */
+export async function listSubscribedEndpoints(tx: Tx, projectId: string, type: string): Promise<SubscribedEndpoint[]> {
+  return tx<SubscribedEndpoint[]>`
+    select id, url, revision from webhook_endpoints
+    where project_id = ${projectId} and status = 'active'
+      and (cardinality(event_types) = 0 or ${type} = any(event_types))
+    order by created_at
+    for share`;
 }
 
 export async function listDeadLetters(ctx: AppContext, projectId: string, limit: number): Promise<DeadLetterInfo[]> {
