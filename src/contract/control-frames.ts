@@ -1,4 +1,4 @@
-// Server → client control frames (spec 4.7, contract §9). Fixed frames are built once.
+// Server → client control frames (spec 4.7, contract §9) and the media socket's message limits.
 
 export const MAX_AUDIO_MESSAGE_BYTES = 64 * 1024;
 /** Larger messages close the socket with 1009 (contract §9). */
@@ -10,13 +10,36 @@ export const MAX_SOCKET_MESSAGE_BYTES = 1024 * 1024;
  */
 export const UWS_MAX_PAYLOAD_BYTES = 4 * 1024 * 1024;
 
-export const Frames = {
-  oddLength: JSON.stringify({ type: 'error', message: 'binary audio must be PCM16LE: an even number of bytes' }),
-  tooLarge: JSON.stringify({ type: 'error', message: `binary audio messages are at most ${MAX_AUDIO_MESSAGE_BYTES} bytes` }),
-  badOpus: JSON.stringify({ type: 'error', message: 'binary message is not a valid Opus packet' }),
-  badControl: JSON.stringify({ type: 'error', message: 'unknown control frame: send {"type":"stop"} to hang up' }),
-  interrupted: JSON.stringify({ type: 'interrupted' }),
-  turnComplete: JSON.stringify({ type: 'turn_complete' }),
-  sessionEnded: (reason: string) => JSON.stringify({ type: 'session_ended', reason }),
-  transcript: (role: 'user' | 'assistant', text: string) => JSON.stringify({ type: 'transcript', role, text }),
+/**
+ * Every text frame the server sends on the media socket. Keys go on the wire in the order the
+ * frame's object literal has them (JSON.stringify keeps insertion order).
+ */
+export type ControlFrame =
+  | { type: 'transcript'; role: 'user' | 'assistant'; text: string }
+  /** `heard`: the assistant text played before the interruption. */
+  | { type: 'interrupted'; heard?: string }
+  | { type: 'turn_complete' }
+  | { type: 'error'; message: string }
+  /** `reason`: the session's end_reason. */
+  | { type: 'session_ended'; reason: string };
+
+const fixedJson = new Map<ControlFrame, string>();
+
+/** A frame that never changes: serialized once, here, and frozen so it stays what was serialized. */
+function fixed(frame: ControlFrame): ControlFrame {
+  fixedJson.set(Object.freeze(frame), JSON.stringify(frame));
+  return frame;
+}
+
+/** The `error` frames answering bad caller input; the call goes on. */
+export const InputErrorFrames = {
+  oddLength: fixed({ type: 'error', message: 'binary audio must be PCM16LE: an even number of bytes' }),
+  tooLarge: fixed({ type: 'error', message: `binary audio messages are at most ${MAX_AUDIO_MESSAGE_BYTES} bytes` }),
+  badOpus: fixed({ type: 'error', message: 'binary message is not a valid Opus packet' }),
+  badControl: fixed({ type: 'error', message: 'unknown control frame: send {"type":"stop"} to hang up' }),
 };
+
+/** The frame's text on the wire: the one place a frame is serialized. */
+export function controlFrameJson(frame: ControlFrame): string {
+  return fixedJson.get(frame) ?? JSON.stringify(frame);
+}

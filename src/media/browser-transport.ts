@@ -1,11 +1,11 @@
 import type { WebSocket } from 'uWebSockets.js';
-import { Frames, MAX_AUDIO_MESSAGE_BYTES, MAX_SOCKET_MESSAGE_BYTES } from '../contract/control-frames.js';
+import { controlFrameJson, InputErrorFrames, MAX_AUDIO_MESSAGE_BYTES, MAX_SOCKET_MESSAGE_BYTES, type ControlFrame } from '../contract/control-frames.js';
 import { OpusCodec } from '../audio/opus-codec.js';
 import type { MediaTransport } from './transport.js';
 import type { VoiceSession } from './voice-session.js';
 
 /** What uWS keeps per socket: only pointers to our objects, cleared on close. */
-export interface SocketData {
+export interface BrowserSocketData {
   session: VoiceSession | null;
   transport: BrowserTransport | null;
   refusal: { code: number; reason: string } | null;
@@ -18,7 +18,7 @@ export interface SocketData {
 export class BrowserTransport implements MediaTransport {
   private readonly opus: OpusCodec | null;
 
-  constructor(private readonly ws: WebSocket<SocketData>, private readonly session: VoiceSession, encoding: string, rateIn: number, rateOut: number) {
+  constructor(private readonly ws: WebSocket<BrowserSocketData>, private readonly session: VoiceSession, encoding: string, rateIn: number, rateOut: number) {
     this.opus = encoding === 'opus' ? new OpusCodec(rateIn, rateOut) : null;
   }
 
@@ -32,13 +32,13 @@ export class BrowserTransport implements MediaTransport {
       try {
         pcm = this.opus.decode(message);
       } catch {
-        return this.session.sendText(Frames.badOpus);
+        return this.session.sendInputError(InputErrorFrames.badOpus);
       }
       return this.session.onAudio(pcm);
     }
     const bytes = message.byteLength;
-    if (bytes > MAX_AUDIO_MESSAGE_BYTES) return this.session.sendText(Frames.tooLarge);
-    if (bytes & 1) return this.session.sendText(Frames.oddLength);
+    if (bytes > MAX_AUDIO_MESSAGE_BYTES) return this.session.sendInputError(InputErrorFrames.tooLarge);
+    if (bytes & 1) return this.session.sendInputError(InputErrorFrames.oddLength);
     this.session.onAudio(message);
   }
 
@@ -50,7 +50,7 @@ export class BrowserTransport implements MediaTransport {
       frame = null;
     }
     if (frame && typeof frame === 'object' && (frame as { type?: unknown }).type === 'stop') return this.session.onStop();
-    this.session.sendText(Frames.badControl);
+    this.session.sendInputError(InputErrorFrames.badControl);
   }
 
   sendAudio(frame: Uint8Array): void {
@@ -58,8 +58,8 @@ export class BrowserTransport implements MediaTransport {
     else this.ws.send(frame, true);
   }
 
-  sendControl(frame: Record<string, unknown>): void {
-    this.ws.send(JSON.stringify(frame), false);
+  sendControl(frame: ControlFrame): void {
+    this.ws.send(controlFrameJson(frame), false);
   }
 
   clearPlayback(): void {

@@ -1,14 +1,15 @@
 import type { TranscriptEntry } from '../contract/events.js';
+import type { ControlFrame } from '../contract/control-frames.js';
 import type { EndReason, EndSignal } from '../sessions/settlement.js';
 import type { PcmMessage } from '../audio/native.js';
 
-// What runs a call behind a transport: the echo pipeline (load tests) or the conversation
+// What runs a call behind a transport: the echo call (load tests) or the conversation
 // engine. The session (voice-session.ts) feeds it caller audio and pulls paced frames from it;
 // the pipeline talks back through a CallHost. Neither side knows the wire format.
 
 export interface CallHost {
-  /** A JSON control frame for the caller (spec 4.7): transcript, interrupted, turn_complete, error. */
-  sendControl(frame: Record<string, unknown>): void;
+  /** A control frame for the caller (spec 4.7): transcript, interrupted, turn_complete, error. */
+  sendControl(frame: ControlFrame): void;
   /** Queued playback was dropped: the far end must drop what it buffered too (Twilio `clear`). */
   clearPlayback(): void;
   /** Ends the call from the server side (`session_ended`, then close). */

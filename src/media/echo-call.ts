@@ -1,6 +1,6 @@
 import type { TranscriptEntry } from '../contract/events.js';
 import type { CallPipeline } from './call-pipeline.js';
-import { EchoPipeline } from './echo-pipeline.js';
+import { EchoLoop } from './echo-loop.js';
 import type { PcmMessage } from '../audio/native.js';
 import { OutputQueue } from './output-queue.js';
 
@@ -12,16 +12,16 @@ export const OUTPUT_QUEUE_MS = 400;
  * benchmark's load and the socket tests' pipeline (`MEDIA_PIPELINE=echo`).
  */
 export class EchoCall implements CallPipeline {
-  private readonly pipeline: EchoPipeline;
+  private readonly loop: EchoLoop;
   private readonly queue: OutputQueue;
 
   constructor(sampleRateIn: number, sampleRateOut: number) {
-    this.pipeline = new EchoPipeline(sampleRateIn, sampleRateOut);
+    this.loop = new EchoLoop(sampleRateIn, sampleRateOut);
     this.queue = new OutputQueue(sampleRateOut, OUTPUT_QUEUE_MS);
   }
 
   pushAudio(message: PcmMessage): number {
-    return this.pipeline.push(message, this.queue);
+    return this.loop.push(message, this.queue);
   }
 
   nextFrame(): Uint8Array | null {

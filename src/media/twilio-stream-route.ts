@@ -1,6 +1,6 @@
 import uWS from 'uWebSockets.js';
 import type { AppContext } from '../shared/app-context.js';
-import type { CallStarter } from './server.js';
+import type { CallStarter } from './call-registry.js';
 import type { VoiceSession } from './voice-session.js';
 import { activateCarrierStream } from '../telephony/activation.js';
 import { TWILIO_STREAM_PATH } from '../telephony/urls.js';
@@ -146,7 +146,7 @@ export function twilioStreamRoute(ctx: AppContext, nodeId: string): (app: uWS.Te
       compression: uWS.DISABLED,
       upgrade: (res, req, context) => {
         res.upgrade<TwilioSocketData>(
-          { bridge: null },
+          { stream: null },
           req.getHeader('sec-websocket-key'),
           req.getHeader('sec-websocket-protocol'),
           req.getHeader('sec-websocket-extensions'),
@@ -154,11 +154,11 @@ export function twilioStreamRoute(ctx: AppContext, nodeId: string): (app: uWS.Te
         );
       },
       open: (ws) => {
-        ws.getUserData().bridge = new TwilioStream(ws, ctx, calls, nodeId, log);
+        ws.getUserData().stream = new TwilioStream(ws, ctx, calls, nodeId, log);
       },
       message: (ws, message, isBinary) => {
         try {
-          ws.getUserData().bridge?.onMessage(message, isBinary);
+          ws.getUserData().stream?.onMessage(message, isBinary);
         } catch (err) {
           // Socket callbacks never throw (uWS would tear the process's event loop state).
           log.warn({ err }, 'twilio stream message failed');
@@ -166,10 +166,10 @@ export function twilioStreamRoute(ctx: AppContext, nodeId: string): (app: uWS.Te
       },
       close: (ws) => {
         const data = ws.getUserData();
-        const bridge = data.bridge;
-        data.bridge = null;
+        const stream = data.stream;
+        data.stream = null;
         try {
-          bridge?.onClose();
+          stream?.onClose();
         } catch (err) {
           log.warn({ err }, 'twilio stream close failed');
         }

@@ -1,5 +1,6 @@
 import type { WebSocket } from 'uWebSockets.js';
 import { G711 } from '../audio/native.js';
+import type { ControlFrame } from '../contract/control-frames.js';
 import type { MediaTransport } from './transport.js';
 import type { VoiceSession } from './voice-session.js';
 import { buildClearMessage, buildMarkMessage, MULAW_SAMPLE_RATE_HZ } from '../carriers/twilio/media-stream-protocol.js';
@@ -21,7 +22,7 @@ const MESSAGE_END = Buffer.from('"}}');
 const base64Chars = (bytes: number) => 4 * Math.ceil(bytes / 3);
 
 export interface TwilioSocketData {
-  bridge: { onMessage(message: ArrayBuffer, isBinary: boolean): void; onClose(): void } | null;
+  stream: { onMessage(message: ArrayBuffer, isBinary: boolean): void; onClose(): void } | null;
 }
 
 export class TwilioTransport implements MediaTransport {
@@ -92,7 +93,7 @@ export class TwilioTransport implements MediaTransport {
     this.ws.send(this.messageView, false);
   }
 
-  sendControl(frame: Record<string, unknown>): void {
+  sendControl(frame: ControlFrame): void {
     if (this.closed) return;
     // session_ended: the close follows; transcript, interrupted, error: no such thing on a phone line.
     if (frame.type === 'turn_complete') this.ws.send(buildMarkMessage(this.streamSid, TURN_COMPLETE_MARK), false);

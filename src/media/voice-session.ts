@@ -3,7 +3,7 @@ import type { EndReason, EndSignal } from '../sessions/settlement.js';
 import type { TranscriptEntry } from '../contract/events.js';
 import { CloseCode } from '../sessions/lifecycle.js';
 import type { CallHost, CallPipeline } from './call-pipeline.js';
-import { Frames } from '../contract/control-frames.js';
+import { InputErrorFrames, type ControlFrame } from '../contract/control-frames.js';
 import { NativeError, type PcmMessage } from '../audio/native.js';
 import { FRAME_MS } from './output-queue.js';
 import { PACE_LEAD_MS, PACER_TICK_MS, type Paced } from './pacer.js';
@@ -115,7 +115,7 @@ export class VoiceSession implements Paced {
       this.framesIn += this.pipeline.pushAudio(pcm);
     } catch (err) {
       if (err instanceof NativeError) {
-        this.sendText(err.code.includes('ODD') ? Frames.oddLength : Frames.tooLarge);
+        this.sendInputError(err.code.includes('ODD') ? InputErrorFrames.oddLength : InputErrorFrames.tooLarge);
         return;
       }
       this.log.warn({ err, session_id: this.id }, 'media message failed');
@@ -151,12 +151,12 @@ export class VoiceSession implements Paced {
     this.transport?.close(CloseCode.tooBig, 'message too big');
   }
 
-  /** A recoverable problem with what the caller sent. */
-  sendText(text: string): void {
-    if (this.transport && !this.closed) this.transport.sendControl(JSON.parse(text) as Record<string, unknown>);
+  /** A recoverable problem with what the caller sent (an `error` frame); the call goes on. */
+  sendInputError(frame: ControlFrame): void {
+    if (this.transport && !this.closed) this.transport.sendControl(frame);
   }
 
-  private sendControl(frame: Record<string, unknown>): void {
+  private sendControl(frame: ControlFrame): void {
     if (this.transport && !this.ending) this.transport.sendControl(frame);
   }
 

@@ -7,17 +7,16 @@ import { inChunks } from '../audio/input-chunks.js';
  * array is sized by it, so a 64 KiB message (allowed, rare) costs a few calls instead of
  * every call owning 64 KiB-sized buffers.
  */
-export const CHUNK_BYTES = 2048;
+const CHUNK_BYTES = 2048;
 
 /**
- * Until the conversation engine lands, a call plays the caller's audio back. One native
- * call per message (EchoChain) cuts it into 20 ms frames, runs the VAD on each (the
- * caller's speech state) and resamples them to the output rate; the samples go straight
- * into the call's output ring. Native state is one frame plus the resampler's history
- * (its filter table is shared by all calls of the same rates). push() allocates nothing
- * for messages up to CHUNK_BYTES.
+ * The caller's audio on its way back, for EchoCall: one native call per message (EchoChain)
+ * cuts it into 20 ms frames, runs the VAD on each and resamples them to the output rate; the
+ * samples go straight into the call's output ring. Native state is one frame plus the
+ * resampler's history (its filter table is shared by all calls of the same rates). push()
+ * allocates nothing for messages up to CHUNK_BYTES.
  */
-export class EchoPipeline {
+export class EchoLoop {
   private readonly chain: EchoChain;
   /**
    * Views of the chain's output by whole output frames produced (0 .. the most one chunk can
@@ -52,15 +51,5 @@ export class EchoPipeline {
     }
     out.write(this.chain.output.subarray(0, produced), produced);
     return this.chain.frames;
-  }
-
-  /** Speech state of the caller, for control frames once turns exist. */
-  get vadState() {
-    return this.chain.vadState;
-  }
-
-  /** Native bytes of this call's pipeline (the shared resampler table excluded). */
-  get nativeBytes(): number {
-    return this.chain.stateBytes;
   }
 }
