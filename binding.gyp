@@ -25,7 +25,10 @@
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "native/include"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS"],
-      "cflags": ["-O3", "-fno-trapping-math", "-Wno-psabi"],
+      # Warnings are errors (-Wunused-parameter undoes node-gyp's -Wno-). node-addon-api is a
+      # system include: its own headers are not -Wshadow clean.
+      "cflags": ["-O3", "-fno-trapping-math", "-Wno-psabi", "-Wall", "-Wextra", "-Wshadow", "-Wunused-parameter", "-Werror",
+                 "-isystem", "<!(node -p \"require('path').resolve(require('node-addon-api').include_dir)\")"],
       "cflags_cc": ["-std=c++17", "-O3", "-fno-trapping-math", "-fno-exceptions", "-Wno-psabi"],
       "cflags_cc!": ["-fno-rtti", "-std=gnu++17"],
       "xcode_settings": {

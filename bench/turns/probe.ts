@@ -7,6 +7,7 @@
 import { DEFAULT_INTERRUPTION, nativeBargeIn } from '../../src/conversation/interruption.js';
 import { SentenceSplitter } from '../../src/providers/llm/sentences.js';
 import { ChannelEvents, MediaChannel } from '../../src/audio/native.js';
+import type { VcNativeAddon } from '../../src/audio/native-addon.js';
 import { speak } from '../../test/native/corpus.js';
 import { createRequire } from 'node:module';
 import { PlayoutEcho } from './echo.js';
@@ -203,15 +204,16 @@ export function printProbes(p: ReturnType<typeof runProbes>): string {
  * a MediaChannel with the same options: BENCH_ALT_NATIVE=/path/to/vc_native.node.
  */
 function altChannel(path: string): SimOptions['channel'] {
-  const addon = createRequire(import.meta.url)(path);
+  const addon = createRequire(import.meta.url)(path) as VcNativeAddon;
+  const events = addon.channelFields.events;
   return () => {
     const n = new addon.MediaChannel({ ...CHANNEL_OPTIONS, quality: 1 });
-    const info: Float64Array = n.info;
+    const info = n.info;
     return {
       process: (m: Uint8Array | ArrayBuffer) => n.process(m),
       pushReference: (pcm: Int16Array) => void n.pushReference(pcm),
       get events() {
-        return info[0];
+        return info[events];
       },
     } as Pick<MediaChannel, 'process' | 'pushReference' | 'events'>;
   };

@@ -5,29 +5,40 @@ import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type {
+  PcmMessage, RawAmbience, RawBargeIn, RawDtmfDetector, RawEchoChain, RawFramer, RawMediaChannel, RawMixer,
+  RawResampler, RawVad, VcNativeAddon,
+} from './native-addon.js';
+import { NativeError } from './native-error.js';
+import {
+  checkOptions, optionSpecs, type AmbienceKind, type AmbienceOptions, type BargeInDetectorOptions, type BargeInOptions,
+  type DtmfToneOptions, type EchoChainOptions, type FramerOptions, type MediaChannelOptions, type MixerOptions,
+  type ResamplerOptions, type ResamplerQuality, type VadDetectorOptions,
+} from './native-options.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-function loadAddon(): any {
+export { NativeError } from './native-error.js';
+export { BAD_OPTION } from './native-options.js';
+export type { PcmMessage } from './native-addon.js';
+export type {
+  AmbienceKind, AmbienceOptions, BargeInDetectorOptions, BargeInOptions, DtmfDetectorOptions, DtmfToneOptions,
+  EchoChainOptions, FrameMs, FramerOptions, MediaChannelOptions, MixerOptions, ResamplerOptions, ResamplerQuality,
+  VadDetectorOptions, VadOptions,
+} from './native-options.js';
+
+function loadAddon(): VcNativeAddon {
   const require = createRequire(import.meta.url);
   // Works from src/media (tsx) and dist/src/media (compiled).
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
     const p = join(dir, 'build', 'Release', 'vc_native.node');
-    if (existsSync(p)) return require(p);
+    if (existsSync(p)) return require(p) as VcNativeAddon;
     dir = dirname(dir);
   }
   throw new NativeError('VC_ERR_NATIVE_NOT_BUILT', 'vc_native.node not found: run npm ci or npx node-gyp rebuild');
 }
 
-export class NativeError extends Error {
-  constructor(readonly code: string, message: string) {
-    super(message);
-    this.name = 'NativeError';
-  }
-}
-
 const addon = loadAddon();
-const statusTable: [string, string][] = addon.statusTable();
+const statusTable = addon.statusTable();
 
 /** Turns a negative native return value into a thrown NativeError. */
 function check(ret: number): number {
@@ -40,13 +51,32 @@ function check(ret: number): number {
 function construct<T>(make: () => T): T {
   try {
     return make();
-  } catch (e: any) {
-    throw new NativeError(e?.code ?? 'VC_ERR_NATIVE_INVALID_ARGUMENT', e?.message ?? String(e));
+  } catch (e) {
+    if (e instanceof NativeError) throw e;
+    const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
+    throw new NativeError(typeof code === 'string' ? code : 'VC_ERR_NATIVE_INVALID_ARGUMENT',
+      typeof message === 'string' ? message : String(e));
   }
 }
 
-export type FrameMs = 10 | 20 | 30;
-export type PcmMessage = Uint8Array | ArrayBuffer;
+/**
+ * MediaChannel `info` index of each field this file reads, from the addon's table
+ * (native/include/vc/channel_fields.h); a build without one of them fails here, at load.
+ */
+function fieldIndex<const N extends string>(table: Readonly<Record<string, number>>, names: readonly N[]) {
+  const out = {} as Record<N, number>;
+  for (const n of names) {
+    const i = table[n];
+    if (!Number.isInteger(i)) {
+      throw new NativeError('VC_ERR_NATIVE_NOT_BUILT', `vc_native.node has no channel field ${n}: rebuild it (npx node-gyp rebuild)`);
+    }
+    out[n] = i;
+  }
+  return Object.freeze(out);
+}
+const CH = fieldIndex(addon.channelFields, [
+  'events', 'vadState', 'probability', 'callerProbability', 'speechStartMs', 'speechEndMs', 'interruptionMs', 'agentActive',
+]);
 
 export const VAD_STATES = ['quiet', 'starting', 'speaking', 'stopping'] as const;
 export type VadState = (typeof VAD_STATES)[number];
@@ -56,16 +86,15 @@ export const ChannelEvents = { speechStart: 1, speechEnd: 2, interruption: 4, in
 export const VadEvents = { speechStart: 1, speechEnd: 2 } as const;
 export const BargeInEvents = { interruption: 1, interruptionEnd: 2 } as const;
 
-export interface FramerOptions { sampleRateHz: number; frameMs: FrameMs; maxMessageBytes?: number }
-
 /** Socket messages of any even length -> fixed frames, partial frame carried. */
 export class Framer {
-  private readonly n: any;
+  private readonly n: RawFramer;
   /** Frames of the last push, back to back (frameSamples each). */
   readonly output: Int16Array;
   readonly frameSamples: number;
   constructor(o: FramerOptions) {
-    this.n = construct(() => new addon.Framer(o.sampleRateHz, o.frameMs, o.maxMessageBytes ?? 65536));
+    checkOptions('Framer', o, optionSpecs.Framer);
+    this.n = construct(() => new addon.Framer(o));
     this.output = this.n.output;
     this.frameSamples = this.n.frameSamples;
   }
@@ -75,32 +104,20 @@ export class Framer {
   reset(): void { this.n.reset(); }
 }
 
-/**
- * default: <= 0.1 dB ripple to 0.9 x lower Nyquist, >= 80 dB from the Nyquist up.
- * fast: same passband, >= 80 dB from 1.1 x Nyquist, so aliases/images can only land
- * in the 0.9-1.0 transition band (half the taps). low: 60 dB, passband 0.8. high: ~100 dB.
- */
-export type ResamplerQuality = 'low' | 'default' | 'high' | 'fast';
 const QUALITY: Record<ResamplerQuality, number> = { low: 0, default: 1, high: 2, fast: 3 };
-
-export interface ResamplerOptions {
-  inRateHz: number;
-  outRateHz: number;
-  quality?: ResamplerQuality;
-  /** Largest input per process() call; sizes `output`. */
-  maxInputSamples?: number;
-}
+/** Options with the quality name as the number the addon takes. */
+const numbered = <T extends { quality?: ResamplerQuality }>(o: T) => ({ ...o, quality: QUALITY[o.quality ?? 'default'] });
 
 /** Streaming polyphase windowed-sinc resampler (any rational ratio, 8-48 kHz). */
 export class Resampler {
-  private readonly n: any;
+  private readonly n: RawResampler;
   readonly output: Int16Array;
   readonly tapsPerPhase: number;
   /** Filter delay in output samples. */
   readonly delayOutSamples: number;
   constructor(o: ResamplerOptions) {
-    this.n = construct(() => new addon.Resampler(o.inRateHz, o.outRateHz, QUALITY[o.quality ?? 'default'] ?? -1,
-      o.maxInputSamples ?? 32768));
+    checkOptions('Resampler', o, optionSpecs.Resampler);
+    this.n = construct(() => new addon.Resampler(numbered(o)));
     this.output = this.n.output;
     this.tapsPerPhase = this.n.tapsPerPhase;
     this.delayOutSamples = this.n.delayOutSamples;
@@ -115,30 +132,20 @@ export class Resampler {
   reset(): void { this.n.reset(); }
 }
 
-export interface EchoChainOptions {
-  inRateHz: number;
-  outRateHz: number;
-  frameMs?: FrameMs;
-  /** Largest message per push (default 2048); sizes `output`. */
-  maxMessageBytes?: number;
-  quality?: ResamplerQuality;
-  vad?: VadOptions;
-}
-
 /**
  * The echo pipeline's inbound path in one native call per message: PCM16LE bytes ->
  * frames (partial frame carried) -> VAD per frame -> resampled to outRateHz. Same
  * output as Framer + Vad + Resampler, with one frame of buffering.
  */
 export class EchoChain {
-  private readonly n: any;
+  private readonly n: RawEchoChain;
   private readonly info: Float64Array;
   /** Resampled samples of the last push (outRateHz). */
   readonly output: Int16Array;
   readonly frameSamples: number;
   constructor(o: EchoChainOptions) {
-    this.n = construct(() => new addon.EchoChain(o.inRateHz, o.outRateHz, o.frameMs ?? 20, o.maxMessageBytes ?? 2048,
-      QUALITY[o.quality ?? 'default'] ?? -1, o.vad ?? {}));
+    checkOptions('EchoChain', o, optionSpecs.EchoChain);
+    this.n = construct(() => new addon.EchoChain(numbered(o)));
     this.info = this.n.info;
     this.output = this.n.output;
     this.frameSamples = this.n.frameSamples;
@@ -166,7 +173,7 @@ export const nativeDebug = {
    * quality) is shared by every Resampler and MediaChannel of that ratio.
    */
   resamplerTables(): { tables: number; bytes: number } {
-    const [tables, bytes] = addon.resamplerTables() as [number, number];
+    const [tables, bytes] = addon.resamplerTables();
     return { tables, bytes };
   },
   /**
@@ -179,7 +186,7 @@ export const nativeDebug = {
   },
 };
 
-function g711(op: number, input: Int16Array | Uint8Array, output: Int16Array | Uint8Array): number {
+function g711(op: 0 | 1 | 2 | 3, input: Int16Array | Uint8Array, output: Int16Array | Uint8Array): number {
   return check(addon.g711(op, input, output));
 }
 export const G711 = {
@@ -191,19 +198,19 @@ export const G711 = {
   mulawBase64: (pcm: Uint8Array, out: Uint8Array, offset: number): number => check(addon.mulawBase64(pcm, out, offset)),
 };
 
-export interface DtmfToneOptions { sampleRateHz: number; durationMs?: number; gapMs?: number; levelDbfs?: number }
-
 /** One DTMF key press (tone then silence). Allocates: not a per-frame call. */
 export function dtmfGenerate(digit: string, o: DtmfToneOptions): Int16Array {
-  return construct(() => addon.dtmfGenerate(o.sampleRateHz, digit, o.durationMs ?? 80, o.gapMs ?? 80, o.levelDbfs ?? -10));
+  checkOptions('dtmfGenerate', o, optionSpecs.dtmfGenerate);
+  return construct(() => addon.dtmfGenerate(digit, o));
 }
 
 /** Goertzel DTMF detector; each key press is reported once. */
 export class DtmfDetector {
-  private readonly n: any;
+  private readonly n: RawDtmfDetector;
   private readonly digits: Uint8Array;
   constructor(sampleRateHz: number) {
-    this.n = construct(() => new addon.DtmfDetector(sampleRateHz));
+    const o = checkOptions('DtmfDetector', { sampleRateHz }, optionSpecs.DtmfDetector);
+    this.n = construct(() => new addon.DtmfDetector(o));
     this.digits = this.n.digits;
   }
   /** Returns newly detected digits ('' when none, without allocating). */
@@ -214,14 +221,14 @@ export class DtmfDetector {
   reset(): void { this.n.reset(); }
 }
 
-export type AmbienceKind = 'white' | 'pink' | 'brown' | 'office_hum';
 const AMBIENCE: Record<AmbienceKind, number> = { white: 0, pink: 1, brown: 2, office_hum: 3 };
 
 /** Procedural background noise; level 0 (silent) .. 100 (about -12 dBFS RMS). */
 export class Ambience {
-  private readonly n: any;
-  constructor(o: { sampleRateHz: number; kind: AmbienceKind; level: number; seed?: number }) {
-    this.n = construct(() => new addon.Ambience(o.sampleRateHz, AMBIENCE[o.kind] ?? -1, o.level, o.seed ?? 1));
+  private readonly n: RawAmbience;
+  constructor(o: AmbienceOptions) {
+    checkOptions('Ambience', o, optionSpecs.Ambience);
+    this.n = construct(() => new addon.Ambience({ ...o, kind: AMBIENCE[o.kind] }));
   }
   /** Fills (mix=false) or adds into (mix=true) `out`. */
   generate(out: Int16Array, mix = false): void { this.n.generate(out, mix); }
@@ -230,29 +237,24 @@ export class Ambience {
 
 /** Two-input mixer with gains in dB and a soft limiter instead of wrap-around. */
 export class Mixer {
-  private readonly n: any;
-  constructor(gainADb = 0, gainBDb = 0) { this.n = construct(() => new addon.Mixer(gainADb, gainBDb)); }
+  private readonly n: RawMixer;
+  constructor(gainADb = 0, gainBDb = 0) {
+    const o = checkOptions<MixerOptions>('Mixer', { gainADb, gainBDb }, optionSpecs.Mixer);
+    this.n = construct(() => new addon.Mixer(o));
+  }
   mix(a: Int16Array, b: Int16Array | null, out: Int16Array): number { return check(this.n.mix(a, b, out)); }
   setGains(gainADb: number, gainBDb: number): void { check(this.n.setGains(gainADb, gainBDb)); }
   get clippedSamples(): number { return this.n.clippedSamples; }
 }
 
-export interface VadOptions {
-  /** Probability counted as speech (0..1, default 0.5). */
-  threshold?: number;
-  /** Speech must last this long before `speaking` (default 60). */
-  startMs?: number;
-  /** Silence must last this long before leaving `speaking` (default 400). */
-  stopMs?: number;
-}
-
 /** Per-frame speech probability plus quiet/starting/speaking/stopping state. */
 export class Vad {
-  private readonly n: any;
+  private readonly n: RawVad;
   private readonly info: Float64Array;
   readonly frameSamples: number;
-  constructor(o: { sampleRateHz: number; frameMs: FrameMs } & VadOptions) {
-    this.n = construct(() => new addon.Vad(o.sampleRateHz, o.frameMs, o));
+  constructor(o: VadDetectorOptions) {
+    checkOptions('Vad', o, optionSpecs.Vad);
+    this.n = construct(() => new addon.Vad(o));
     this.info = this.n.info;
     this.frameSamples = this.n.frameSamples;
   }
@@ -268,35 +270,19 @@ export class Vad {
   reset(): void { this.n.reset(); }
 }
 
-/**
- * Native part of the barge-in strategy (InterruptionOptions-style). minWords,
- * falseInterruptionTimeoutMs and resumeFalseInterruption need transcripts and
- * playback state, so the session strategy applies them on top of these events.
- */
-export interface BargeInOptions {
-  /** Caller speech needed before an interruption fires (default 300). */
-  minDurationMs?: number;
-  /** Caller-speech probability threshold (default 0.5). */
-  threshold?: number;
-  /** Longest echo delay handled (default 300, max 990). */
-  maxEchoDelayMs?: number;
-  /** Headroom above the learned echo level (default 6 dB). */
-  echoMarginDb?: number;
-  /** A pause this long re-arms the detector (default 120). */
-  gapMs?: number;
-}
 export const defaultBargeInOptions: Required<BargeInOptions> = {
   minDurationMs: 300, threshold: 0.5, maxEchoDelayMs: 300, echoMarginDb: 6, gapMs: 120,
 };
 
 /** Echo-aware barge-in on the caller's mic with the agent's audio as reference. */
 export class BargeInDetector {
-  private readonly n: any;
+  private readonly n: RawBargeIn;
   private readonly info: Float64Array;
   readonly frameSamples: number;
   readonly refFrameSamples: number;
-  constructor(o: { micRateHz: number; refRateHz: number; frameMs: FrameMs; bargeIn?: BargeInOptions; vad?: VadOptions }) {
-    this.n = construct(() => new addon.BargeIn(o.micRateHz, o.refRateHz, o.frameMs, o.bargeIn ?? {}, o.vad ?? {}));
+  constructor(o: BargeInDetectorOptions) {
+    checkOptions('BargeInDetector', o, optionSpecs.BargeIn);
+    this.n = construct(() => new addon.BargeIn(o));
     this.info = this.n.info;
     this.frameSamples = this.n.frameSamples;
     this.refFrameSamples = this.n.refFrameSamples;
@@ -315,29 +301,13 @@ export class BargeInDetector {
   reset(): void { this.n.reset(); }
 }
 
-export interface MediaChannelOptions {
-  /** Caller PCM16 rate on the socket. */
-  inRateHz: number;
-  /** Rate of `output` frames and of VAD/barge-in (8000 or 16000). */
-  procRateHz: number;
-  /** Rate of the agent audio given to pushReference. */
-  refRateHz: number;
-  frameMs?: FrameMs;
-  maxMessageBytes?: number;
-  quality?: ResamplerQuality;
-  vad?: VadOptions;
-  bargeIn?: BargeInOptions;
-  /** Agent audio kept for the echo reference (default 2000 ms); older audio is dropped. */
-  referenceBufferMs?: number;
-}
-
 /**
  * Inbound hot path of one call: one process() per socket message does
  * validation, resampling, framing, VAD and echo-aware barge-in on
  * preallocated buffers and returns the frame count.
  */
 export class MediaChannel {
-  private readonly n: any;
+  private readonly n: RawMediaChannel;
   private readonly info: Float64Array;
   /** Frames of the last process() at procRateHz, back to back. */
   readonly output: Int16Array;
@@ -347,7 +317,8 @@ export class MediaChannel {
   readonly callerProbabilities: Float32Array;
   readonly frameSamples: number;
   constructor(o: MediaChannelOptions) {
-    this.n = construct(() => new addon.MediaChannel({ ...o, quality: QUALITY[o.quality ?? 'default'] ?? -1 }));
+    checkOptions('MediaChannel', o, optionSpecs.MediaChannel);
+    this.n = construct(() => new addon.MediaChannel(numbered(o)));
     this.info = this.n.info;
     this.output = this.n.output;
     this.probabilities = this.n.probabilities;
@@ -359,13 +330,13 @@ export class MediaChannel {
   /** Agent audio (refRateHz) as it is played; consumed in step with the mic. */
   pushReference(pcm: Int16Array): void { check(this.n.pushReference(pcm)); }
   /** ChannelEvents bits of the last process(). */
-  get events(): number { return this.info[0]; }
-  get vadState(): VadState { return VAD_STATES[this.info[1]]; }
-  get probability(): number { return this.info[2]; }
-  get callerProbability(): number { return this.info[3]; }
-  get speechStartMs(): number { return this.info[4]; }
-  get speechEndMs(): number { return this.info[5]; }
-  get interruptionMs(): number { return this.info[6]; }
-  get agentActive(): boolean { return this.info[7] === 1; }
+  get events(): number { return this.info[CH.events]; }
+  get vadState(): VadState { return VAD_STATES[this.info[CH.vadState]]; }
+  get probability(): number { return this.info[CH.probability]; }
+  get callerProbability(): number { return this.info[CH.callerProbability]; }
+  get speechStartMs(): number { return this.info[CH.speechStartMs]; }
+  get speechEndMs(): number { return this.info[CH.speechEndMs]; }
+  get interruptionMs(): number { return this.info[CH.interruptionMs]; }
+  get agentActive(): boolean { return this.info[CH.agentActive] === 1; }
   reset(): void { this.n.reset(); }
 }

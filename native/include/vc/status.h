@@ -12,7 +12,9 @@ enum class Status : int {
   kBufferTooSmall = 5,    // caller-provided output buffer cannot hold the result
   kUnsupportedFrame = 6,  // frame duration not 10/20/30 ms
   kInvalidDigit = 7,      // DTMF digit outside 0-9 * # A-D
+  kBadOption = 8,         // JS option of the wrong type, non-finite, non-integer, missing or unknown
 };
+constexpr Status kLastStatus = Status::kBadOption;
 
 // Human readable text, e.g. "odd byte length".
 const char* StatusString(Status s);

@@ -19,7 +19,7 @@ using namespace vcjs;
 static Napi::Value StatusTable(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Array a = Napi::Array::New(env);
-  for (int i = 0; i <= static_cast<int>(vc::Status::kInvalidDigit); ++i) {
+  for (int i = 0; i <= static_cast<int>(vc::kLastStatus); ++i) {
     Napi::Array row = Napi::Array::New(env, 2);
     row.Set(0u, std::string("VC_ERR_NATIVE_") + vc::StatusCode(static_cast<vc::Status>(i)));
     row.Set(1u, vc::StatusString(static_cast<vc::Status>(i)));

@@ -1,10 +1,11 @@
 #include "common.h"
+#include "options.h"
 #include "vc/ambience.h"
 #include "vc/mixer.h"
 
 namespace vcjs {
 
-// new Ambience(sampleRateHz, kind 0..3, level 0..100, seed); generate(out, mix).
+// new Ambience({sampleRateHz, kind 0..3, level 0..100, seed}); generate(out, mix).
 class AmbienceWrap : public Napi::ObjectWrap<AmbienceWrap> {
  public:
   static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -15,8 +16,12 @@ class AmbienceWrap : public Napi::ObjectWrap<AmbienceWrap> {
     return exports;
   }
   explicit AmbienceWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<AmbienceWrap>(info) {
-    vc::Status s = core_.Init(IntArg(info, 0, 0), static_cast<vc::AmbienceKind>(IntArg(info, 1, -1)),
-                              IntArg(info, 2, -1), static_cast<uint32_t>(NumArg(info, 3, 1)));
+    int rate = 0, kind = 0, level = 0;
+    uint32_t seed = 1;
+    Options o(info.Env(), Arg(info, 0), "Ambience");
+    o.Int("sampleRateHz", &rate, true).Int("kind", &kind, true).Int("level", &level, true).U32("seed", &seed);
+    if (!o.End()) return;
+    vc::Status s = core_.Init(rate, static_cast<vc::AmbienceKind>(kind), level, seed);
     if (!vc::Ok(s)) ThrowStatus(info.Env(), s);
   }
 
@@ -35,7 +40,7 @@ class AmbienceWrap : public Napi::ObjectWrap<AmbienceWrap> {
   vc::Ambience core_;
 };
 
-// new Mixer(gainADb, gainBDb); mix(a, b|null, out) -> samples | -status.
+// new Mixer({gainADb, gainBDb}); mix(a, b|null, out) -> samples | -status.
 class MixerWrap : public Napi::ObjectWrap<MixerWrap> {
  public:
   static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -47,7 +52,11 @@ class MixerWrap : public Napi::ObjectWrap<MixerWrap> {
     return exports;
   }
   explicit MixerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MixerWrap>(info) {
-    vc::Status s = core_.SetGains(NumArg(info, 0, 0), NumArg(info, 1, 0));
+    double a = 0, b = 0;
+    Options o(info.Env(), Arg(info, 0), "Mixer");
+    o.Double("gainADb", &a).Double("gainBDb", &b);
+    if (!o.End()) return;
+    vc::Status s = core_.SetGains(a, b);
     if (!vc::Ok(s)) ThrowStatus(info.Env(), s);
   }
 

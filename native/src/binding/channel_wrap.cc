@@ -3,6 +3,7 @@
 #include "common.h"
 #include "options.h"
 #include "vc/channel.h"
+#include "vc/channel_fields.h"
 
 namespace vcjs {
 
@@ -10,8 +11,7 @@ namespace vcjs {
 //                   quality, vad, bargeIn, referenceBufferMs}).
 // process(message) -> frames | -status: one call per socket message. Frames go
 // to .output, per-frame probabilities to .probabilities/.callerProbabilities,
-// summary to .info: events, vadState, probability, callerProbability,
-// speechStartMs, speechEndMs, interruptionMs, agentActive.
+// summary to .info in the order of vc/channel_fields.h (exported as channelFields).
 class ChannelWrap : public Napi::ObjectWrap<ChannelWrap> {
  public:
   static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -30,26 +30,27 @@ class ChannelWrap : public Napi::ObjectWrap<ChannelWrap> {
 
   explicit ChannelWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ChannelWrap>(info) {
     Napi::Env env = info.Env();
-    if (info.Length() < 1 || !info[0].IsObject()) { ThrowArg(env, "MediaChannel expects a config object"); return; }
-    Napi::Object o = info[0].As<Napi::Object>();
     vc::ChannelConfig c;
-    c.inRateHz = IntProp(o, "inRateHz", c.inRateHz);
-    c.procRateHz = IntProp(o, "procRateHz", c.procRateHz);
-    c.refRateHz = IntProp(o, "refRateHz", c.refRateHz);
-    c.frameMs = IntProp(o, "frameMs", c.frameMs);
-    c.maxMessageBytes = static_cast<size_t>(NumProp(o, "maxMessageBytes", 65536));
-    const int q = IntProp(o, "quality", 1);
+    int q = static_cast<int>(c.quality);
+    Options o(env, Arg(info, 0), "MediaChannel");
+    o.Int("inRateHz", &c.inRateHz, true)
+        .Int("procRateHz", &c.procRateHz, true)
+        .Int("refRateHz", &c.refRateHz, true)
+        .Int("frameMs", &c.frameMs)
+        .Size("maxMessageBytes", &c.maxMessageBytes)
+        .Int("quality", &q)
+        .Object("vad", [&](Options& v) { ReadVad(v, &c.vad); })
+        .Object("bargeIn", [&](Options& b) { ReadBargeIn(b, &c.bargeIn); })
+        .Int("referenceBufferMs", &c.referenceBufferMs);
+    if (!o.End()) return;
     if (q < 0 || q > 3) { ThrowStatus(env, vc::Status::kInvalidArgument); return; }
     c.quality = static_cast<vc::ResamplerQuality>(q);
-    c.vad = VadOpts(o.Get("vad"));
-    c.bargeIn = BargeInOpts(o.Get("bargeIn"));
-    c.referenceBufferMs = IntProp(o, "referenceBufferMs", c.referenceBufferMs);
     vc::Status s = core_.Init(c, /*externalOutput=*/true);  // the core writes straight into the JS arrays
     if (!vc::Ok(s)) { ThrowStatus(env, s); return; }
     out_.Make(env, core_.maxFrames() * core_.frameSamples());
     prob_.Make(env, core_.maxFrames());
     callerProb_.Make(env, core_.maxFrames());
-    info_.Make(env, 8);
+    info_.Make(env, static_cast<size_t>(vc::ChannelField::kCount));
   }
 
  private:
@@ -64,14 +65,9 @@ class ChannelWrap : public Napi::ObjectWrap<ChannelWrap> {
     vc::Status s = core_.Process(p, n, &r, out_.data, prob_.data, callerProb_.data);
     if (!vc::Ok(s)) return Napi::Number::New(info.Env(), Neg(s));
     double* d = info_.data;
-    d[0] = r.events;
-    d[1] = static_cast<double>(r.vadState);
-    d[2] = r.lastProbability;
-    d[3] = r.lastCallerProbability;
-    d[4] = static_cast<double>(r.speechStartMs);
-    d[5] = static_cast<double>(r.speechEndMs);
-    d[6] = static_cast<double>(r.interruptionMs);
-    d[7] = r.agentActive;
+#define VC_PUT_FIELD(name, member) d[static_cast<int>(vc::ChannelField::name)] = static_cast<double>(r.member);
+    VC_CHANNEL_FIELDS(VC_PUT_FIELD)
+#undef VC_PUT_FIELD
     return Napi::Number::New(info.Env(), static_cast<double>(r.frames));
   }
   Napi::Value PushRef(const Napi::CallbackInfo& info) {
@@ -99,6 +95,19 @@ class ChannelWrap : public Napi::ObjectWrap<ChannelWrap> {
   Held<double> info_;
 };
 
-Napi::Object InitChannel(Napi::Env env, Napi::Object exports) { return ChannelWrap::Init(env, exports); }
+// channelFields: {name: index in MediaChannel.info}, frozen.
+static Napi::Object FieldTable(Napi::Env env) {
+  Napi::Object t = Napi::Object::New(env);
+#define VC_FIELD_INDEX(name, member) t.Set(#name, static_cast<double>(vc::ChannelField::name));
+  VC_CHANNEL_FIELDS(VC_FIELD_INDEX)
+#undef VC_FIELD_INDEX
+  t.Freeze();
+  return t;
+}
+
+Napi::Object InitChannel(Napi::Env env, Napi::Object exports) {
+  exports.Set("channelFields", FieldTable(env));
+  return ChannelWrap::Init(env, exports);
+}
 
 }  // namespace vcjs

@@ -9,9 +9,9 @@
 
 namespace vcjs {
 
-// Throws an Error whose code is VC_ERR_NATIVE_<WHAT>.
-inline void ThrowStatus(Napi::Env env, vc::Status s) {
-  Napi::Error e = Napi::Error::New(env, vc::StatusString(s));
+// Throws an Error whose code is VC_ERR_NATIVE_<WHAT> (message: detail, else the status text).
+inline void ThrowStatus(Napi::Env env, vc::Status s, const std::string& detail = std::string()) {
+  Napi::Error e = Napi::Error::New(env, detail.empty() ? std::string(vc::StatusString(s)) : detail);
   e.Set("code", Napi::String::New(env, std::string("VC_ERR_NATIVE_") + vc::StatusCode(s)));
   e.ThrowAsJavaScriptException();
 }
@@ -63,19 +63,12 @@ inline bool U8(const Napi::Value& v, uint8_t** p, size_t* n) {
   return Typed<uint8_t, napi_uint8_array>(v, p, n);
 }
 
+// Positional arguments of per-call methods (constructor options go through options.h).
 inline int IntArg(const Napi::CallbackInfo& info, size_t i, int dflt) {
   return info.Length() > i && info[i].IsNumber() ? info[i].As<Napi::Number>().Int32Value() : dflt;
 }
 inline double NumArg(const Napi::CallbackInfo& info, size_t i, double dflt) {
   return info.Length() > i && info[i].IsNumber() ? info[i].As<Napi::Number>().DoubleValue() : dflt;
-}
-inline int IntProp(const Napi::Object& o, const char* k, int dflt) {
-  Napi::Value v = o.Get(k);
-  return v.IsNumber() ? v.As<Napi::Number>().Int32Value() : dflt;
-}
-inline double NumProp(const Napi::Object& o, const char* k, double dflt) {
-  Napi::Value v = o.Get(k);
-  return v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : dflt;
 }
 
 // A JS-owned typed array kept alive by the wrapper; the core writes into it.

@@ -1,17 +1,22 @@
 #include "common.h"
+#include "options.h"
 #include "vc/dtmf.h"
 
 namespace vcjs {
 
-// dtmfGenerate(sampleRateHz, digit, durationMs, gapMs, levelDbfs) -> Int16Array.
+// dtmfGenerate(digit, {sampleRateHz, durationMs, gapMs, levelDbfs}) -> Int16Array.
 // Allocates: it runs once per key press, not per frame.
 static Napi::Value Generate(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 2 || !info[1].IsString()) { ThrowArg(env, "dtmfGenerate(rateHz, digit, ...)"); return env.Undefined(); }
-  std::string d = info[1].As<Napi::String>().Utf8Value();
+  if (info.Length() < 1 || !info[0].IsString()) { ThrowArg(env, "dtmfGenerate(digit, options)"); return env.Undefined(); }
+  std::string d = info[0].As<Napi::String>().Utf8Value();
+  int rate = 0, dur = 80, gap = 80;
+  double level = -10.0;
+  Options o(env, Arg(info, 1), "dtmfGenerate");
+  o.Int("sampleRateHz", &rate, true).Int("durationMs", &dur).Int("gapMs", &gap).Double("levelDbfs", &level);
+  if (!o.End()) return env.Undefined();
   vc::DtmfGenerator g;
-  const int rate = IntArg(info, 0, 0), dur = IntArg(info, 2, 80), gap = IntArg(info, 3, 80);
-  vc::Status s = g.Init(rate, NumArg(info, 4, -10.0));
+  vc::Status s = g.Init(rate, level);
   if (!vc::Ok(s)) { ThrowStatus(env, s); return env.Undefined(); }
   if (d.size() != 1) { ThrowStatus(env, vc::Status::kInvalidDigit); return env.Undefined(); }
   if (dur < 0 || gap < 0 || dur > 10000 || gap > 10000) { ThrowStatus(env, vc::Status::kInvalidArgument); return env.Undefined(); }
@@ -22,7 +27,7 @@ static Napi::Value Generate(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// new DtmfDetector(sampleRateHz); process(Int16Array) -> digits found (chars in .digits).
+// new DtmfDetector({sampleRateHz}); process(Int16Array) -> digits found (chars in .digits).
 class DtmfDetectorWrap : public Napi::ObjectWrap<DtmfDetectorWrap> {
  public:
   static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -35,7 +40,11 @@ class DtmfDetectorWrap : public Napi::ObjectWrap<DtmfDetectorWrap> {
     return exports;
   }
   explicit DtmfDetectorWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<DtmfDetectorWrap>(info) {
-    vc::Status s = core_.Init(IntArg(info, 0, 0));
+    int rate = 0;
+    Options o(info.Env(), Arg(info, 0), "DtmfDetector");
+    o.Int("sampleRateHz", &rate, true);
+    if (!o.End()) return;
+    vc::Status s = core_.Init(rate);
     if (!vc::Ok(s)) { ThrowStatus(info.Env(), s); return; }
     digits_.Make(info.Env(), 64);
   }

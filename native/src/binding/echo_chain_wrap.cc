@@ -4,7 +4,7 @@
 
 namespace vcjs {
 
-// new EchoChain(inRateHz, outRateHz, frameMs, maxMessageBytes, quality, vadOptions);
+// new EchoChain({inRateHz, outRateHz, frameMs, maxMessageBytes, quality 0..3, vad});
 // push(bytes) -> output samples in .output | -status. .info (Float64Array): frames of
 // the last push, then the last frame's VAD probability, state, events (all frames),
 // speechStartMs, speechEndMs.
@@ -23,11 +23,19 @@ class EchoChainWrap : public Napi::ObjectWrap<EchoChainWrap> {
   }
 
   explicit EchoChainWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<EchoChainWrap>(info) {
-    const int q = IntArg(info, 4, 1);
+    int in = 0, out = 0, frameMs = 20, q = 1;
+    size_t maxBytes = 2048;
+    vc::VadOptions vad;
+    Options o(info.Env(), Arg(info, 0), "EchoChain");
+    o.Int("inRateHz", &in, true)
+        .Int("outRateHz", &out, true)
+        .Int("frameMs", &frameMs)
+        .Size("maxMessageBytes", &maxBytes)
+        .Int("quality", &q)
+        .Object("vad", [&](Options& v) { ReadVad(v, &vad); });
+    if (!o.End()) return;
     if (q < 0 || q > 3) { ThrowStatus(info.Env(), vc::Status::kInvalidArgument); return; }
-    vc::Status s = core_.Init(IntArg(info, 0, 0), IntArg(info, 1, 0), IntArg(info, 2, 20),
-                              static_cast<size_t>(NumArg(info, 3, 2048)), static_cast<vc::ResamplerQuality>(q),
-                              VadOpts(info.Length() > 5 ? info[5] : info.Env().Undefined()));
+    vc::Status s = core_.Init(in, out, frameMs, maxBytes, static_cast<vc::ResamplerQuality>(q), vad);
     if (!vc::Ok(s)) { ThrowStatus(info.Env(), s); return; }
     out_.Make(info.Env(), core_.MaxOutputSamples());
     info_.Make(info.Env(), 6);

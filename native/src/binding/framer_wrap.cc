@@ -1,9 +1,10 @@
 #include "common.h"
+#include "options.h"
 #include "vc/framer.h"
 
 namespace vcjs {
 
-// new Framer(sampleRateHz, frameMs, maxMessageBytes); push(bytes) -> frames | -status.
+// new Framer({sampleRateHz, frameMs, maxMessageBytes}); push(bytes) -> frames | -status.
 // Frames land back to back in .output (Int16Array, preallocated).
 class FramerWrap : public Napi::ObjectWrap<FramerWrap> {
  public:
@@ -20,8 +21,12 @@ class FramerWrap : public Napi::ObjectWrap<FramerWrap> {
   }
 
   explicit FramerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<FramerWrap>(info) {
-    vc::Status s = core_.Init(IntArg(info, 0, 0), IntArg(info, 1, 0),
-                              static_cast<size_t>(NumArg(info, 2, 65536)));
+    int rate = 0, frameMs = 0;
+    size_t maxBytes = 65536;
+    Options o(info.Env(), Arg(info, 0), "Framer");
+    o.Int("sampleRateHz", &rate, true).Int("frameMs", &frameMs, true).Size("maxMessageBytes", &maxBytes);
+    if (!o.End()) return;
+    vc::Status s = core_.Init(rate, frameMs, maxBytes);
     if (!vc::Ok(s)) { ThrowStatus(info.Env(), s); return; }
     out_.Make(info.Env(), core_.MaxFramesPerPush() * core_.frameSamples());
   }

@@ -2,11 +2,12 @@
 #include <string>
 
 #include "common.h"
+#include "options.h"
 #include "vc/resampler.h"
 
 namespace vcjs {
 
-// new Resampler(inRateHz, outRateHz, quality, maxInputSamples);
+// new Resampler({inRateHz, outRateHz, quality 0..3, maxInputSamples});
 // process(Int16Array) -> output samples in .output | -status.
 class ResamplerWrap : public Napi::ObjectWrap<ResamplerWrap> {
  public:
@@ -28,12 +29,14 @@ class ResamplerWrap : public Napi::ObjectWrap<ResamplerWrap> {
   }
 
   explicit ResamplerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ResamplerWrap>(info) {
-    const int q = IntArg(info, 2, 1);
-    const int maxIn = IntArg(info, 3, 32768);
+    int in = 0, out = 0, q = 1, maxIn = 32768;
+    Options o(info.Env(), Arg(info, 0), "Resampler");
+    o.Int("inRateHz", &in, true).Int("outRateHz", &out, true).Int("quality", &q).Int("maxInputSamples", &maxIn);
+    if (!o.End()) return;
     if (maxIn <= 0 || maxIn > (1 << 22)) { ThrowStatus(info.Env(), vc::Status::kInvalidArgument); return; }
     // The internal block never needs to exceed the largest call: state sized by it.
     const size_t block = std::min<size_t>(static_cast<size_t>(maxIn), 2048);
-    vc::Status s = core_.Init(IntArg(info, 0, 0), IntArg(info, 1, 0), static_cast<vc::ResamplerQuality>(q), block);
+    vc::Status s = core_.Init(in, out, static_cast<vc::ResamplerQuality>(q), block);
     if (!vc::Ok(s)) { ThrowStatus(info.Env(), s); return; }
     out_.Make(info.Env(), core_.OutputSamplesFor(static_cast<size_t>(maxIn)) + 8);
   }

@@ -13,7 +13,7 @@ static void PutVad(double* info, const vc::VadResult& r) {
   info[4] = static_cast<double>(r.speechEndMs);
 }
 
-// new Vad(sampleRateHz, frameMs, options); process(frame) -> probability | -status.
+// new Vad({sampleRateHz, frameMs, threshold, startMs, stopMs}); process(frame) -> probability | -status.
 // .info (Float64Array): probability, state, events, speechStartMs, speechEndMs.
 class VadWrap : public Napi::ObjectWrap<VadWrap> {
  public:
@@ -27,8 +27,13 @@ class VadWrap : public Napi::ObjectWrap<VadWrap> {
     return exports;
   }
   explicit VadWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<VadWrap>(info) {
-    vc::Status s = core_.Init(IntArg(info, 0, 0), IntArg(info, 1, 20),
-                              VadOpts(info.Length() > 2 ? info[2] : info.Env().Undefined()));
+    int rate = 0, frameMs = 0;
+    vc::VadOptions vad;
+    Options o(info.Env(), Arg(info, 0), "Vad");
+    o.Int("sampleRateHz", &rate, true).Int("frameMs", &frameMs, true);
+    ReadVad(o, &vad);
+    if (!o.End()) return;
+    vc::Status s = core_.Init(rate, frameMs, vad);
     if (!vc::Ok(s)) { ThrowStatus(info.Env(), s); return; }
     info_.Make(info.Env(), 5);
   }
@@ -56,7 +61,7 @@ class VadWrap : public Napi::ObjectWrap<VadWrap> {
   Held<double> info_;
 };
 
-// new BargeIn(micRateHz, refRateHz, frameMs, bargeInOptions, vadOptions);
+// new BargeIn({micRateHz, refRateHz, frameMs, bargeIn, vad});
 // process(mic, ref|null) -> caller probability | -status.
 // .info: callerProbability, callerSpeech, agentActive, events, interruptionMs,
 //        then the VAD fields (probability, state, events, speechStartMs, speechEndMs).
@@ -73,9 +78,17 @@ class BargeInWrap : public Napi::ObjectWrap<BargeInWrap> {
     return exports;
   }
   explicit BargeInWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<BargeInWrap>(info) {
-    vc::BargeInOptions o = BargeInOpts(info.Length() > 3 ? info[3] : info.Env().Undefined());
-    vc::Status s = core_.Init(IntArg(info, 0, 0), IntArg(info, 1, 0), IntArg(info, 2, 20), o,
-                              VadOpts(info.Length() > 4 ? info[4] : info.Env().Undefined()));
+    int mic = 0, ref = 0, frameMs = 0;
+    vc::BargeInOptions bargeIn;
+    vc::VadOptions vad;
+    Options o(info.Env(), Arg(info, 0), "BargeIn");
+    o.Int("micRateHz", &mic, true)
+        .Int("refRateHz", &ref, true)
+        .Int("frameMs", &frameMs, true)
+        .Object("bargeIn", [&](Options& b) { ReadBargeIn(b, &bargeIn); })
+        .Object("vad", [&](Options& v) { ReadVad(v, &vad); });
+    if (!o.End()) return;
+    vc::Status s = core_.Init(mic, ref, frameMs, bargeIn, vad);
     if (!vc::Ok(s)) { ThrowStatus(info.Env(), s); return; }
     info_.Make(info.Env(), 10);
   }

@@ -12,6 +12,7 @@ const char* StatusString(Status s) {
     case Status::kBufferTooSmall: return "output buffer too small";
     case Status::kUnsupportedFrame: return "frame duration must be 10, 20 or 30 ms";
     case Status::kInvalidDigit: return "DTMF digit must be one of 0-9 * # A-D";
+    case Status::kBadOption: return "option has the wrong type, is not a finite number or integer, is missing or is unknown";
   }
   return "unknown status";
 }
@@ -26,6 +27,7 @@ const char* StatusCode(Status s) {
     case Status::kBufferTooSmall: return "BUFFER_TOO_SMALL";
     case Status::kUnsupportedFrame: return "UNSUPPORTED_FRAME";
     case Status::kInvalidDigit: return "INVALID_DIGIT";
+    case Status::kBadOption: return "BAD_OPTION";
   }
   return "UNKNOWN";
 }
