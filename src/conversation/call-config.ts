@@ -94,7 +94,7 @@ export async function loadCallConfig(
   }
   let adapters: StageAdapters;
   try {
-    adapters = (opts.adapterFactory ?? ((st, cr) => createAdapters(st, cr, opts.registry)))(snapshot as StageConfig, credentials);
+    adapters = (opts.adapterFactory ?? ((st, cr) => createAdapters(st, cr, opts.registry)))(snapshot, credentials);
   } catch (err) {
     if (isProviderError(err)) throw new PipelineUnavailable(err.message);
     throw err;
