@@ -9,7 +9,6 @@ import {
   toAgentInfo,
   updateAgentRow,
   type AgentFields,
-  type AgentRow,
 } from '../db/repos/agents.js';
 import { lockProjectKeyShare } from '../db/repos/projects.js';
 import { outboundUrlProblem } from '../providers/url.js';
@@ -57,7 +56,7 @@ export async function createAgent(ctx: AppContext, projectId: string, body: Agen
     // of one of those accounts wait for us, and then see the agent that uses it.
     await lockProjectKeyShare(tx, projectId);
     const pipeline_config = await validatePipeline(tx, projectId, body.pipeline_mode, rawConfig);
-    return insertAgent(tx, id, projectId, { ...fields, pipeline_config } as AgentFields, sealSecret(ctx, id, secret));
+    return insertAgent(tx, id, projectId, { ...fields, pipeline_config }, sealSecret(ctx, id, secret));
   });
   return { agent: toAgentInfo(row), webhook_secret: secret };
 }
@@ -74,7 +73,7 @@ export async function updateAgent(ctx: AppContext, projectId: string, agentId: s
       if (value === null && !NULLABLE.has(key)) continue;
       (changes as Record<string, unknown>)[key] = value;
     }
-    const next = { ...current, ...changes } as AgentRow;
+    const next = { ...current, ...changes };
     const problems = crossFieldErrors(ctx, next, body);
     if (problems.length) throw errors.validation(problems);
     // Reactivation checks the stored pipeline again: an active agent only ever names live,

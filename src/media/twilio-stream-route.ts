@@ -104,7 +104,7 @@ class TwilioStream {
         this.transport!.bind(started.session);
         this.calls.attach(started.session, this.transport!);
       },
-      (err) => {
+      (err: unknown) => {
         this.log.warn({ err }, 'twilio stream activation failed');
         this.refuse(1011, 'internal error');
       },

@@ -12,7 +12,7 @@ import { startWebhookWorkers } from '../webhooks/index.js';
  */
 export async function start(ctx: AppContext): Promise<() => Promise<void>> {
   const health = await startHealthServer(ctx, ctx.config.WORKER_PORT, ctx.config.HOST);
-  const stops = [health.close, await startWebhookWorkers(ctx), startSessionSweepers(ctx), await startInsightsWorker(ctx), startTranscriptSweeper(ctx), await startTelephonyWorkers(ctx)];
+  const stops = [() => health.close(), await startWebhookWorkers(ctx), startSessionSweepers(ctx), await startInsightsWorker(ctx), startTranscriptSweeper(ctx), await startTelephonyWorkers(ctx)];
   ctx.log.info({ health_port: health.port }, 'worker role started');
   return async () => {
     for (const stop of stops.reverse()) await stop();

@@ -13,7 +13,7 @@ export function createSql(url: string, max = 10): Sql {
     onnotice: () => {},
     types: { bigint: postgres.BigInt },
     connection: { application_name: 'voice-agent-service' },
-  }) as unknown as Sql;
+  });
 }
 
 /** Creates the database named in `url` when it does not exist yet. */

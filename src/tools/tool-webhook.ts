@@ -42,7 +42,7 @@ function dispatcherFor(allowPrivate: boolean, resolve: Resolver | undefined): Di
   if (allowPrivate) return (privateAgent ??= new Agent({ keepAliveTimeout: 10_000 }));
   if (!resolve) return publicOnlyDispatcher();
   let agent = resolverAgents.get(resolve);
-  if (!agent) resolverAgents.set(resolve, (agent = new Agent({ connect: { lookup: createSafeLookup(resolve) as never } })));
+  if (!agent) resolverAgents.set(resolve, (agent = new Agent({ connect: { lookup: createSafeLookup(resolve) } })));
   return agent;
 }
 
@@ -151,7 +151,7 @@ async function call(ctx: AppContext, req: ToolWebhookRequest, opts: ToolWebhookO
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || !('result' in parsed)) {
       return { ok: false, error: 'invalid response (expected {"result": ...})' };
     }
-    return { ok: true, result: (parsed as { result: unknown }).result };
+    return { ok: true, result: (parsed).result };
   } catch (err) {
     res.body.destroy();
     return { ok: false, error: signal.aborted ? aborted() : connectionError(err) };

@@ -13,7 +13,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 
 /** Text Postgres (text and jsonb) can store: no NUL, no unpaired surrogate. */
 function storable(text: string): string {
-  return text.replace(/\u0000/g, '').replace(LONE_SURROGATE, '\ufffd');
+  return text.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\ufffd');
 }
 
 function toMs(value: unknown): number {
@@ -36,7 +36,7 @@ export function normalizeTranscript(input: readonly unknown[] | null | undefined
     const e = raw as Record<string, unknown>;
     const text = storable(typeof e.text === 'string' ? e.text : '').slice(0, MAX_TEXT_CHARS);
     if (!text.trim()) continue;
-    const role = e.role === 'user' || e.role === 'assistant' ? e.role : storable(String(e.role ?? 'user')).slice(0, 32) || 'user';
+    const role = e.role === 'user' || e.role === 'assistant' ? e.role : (typeof e.role === 'string' ? storable(e.role).slice(0, 32) : '') || 'user';
     const start = toMs(e.start_ms);
     out.push({ role, text, start_ms: start, end_ms: Math.max(start, toMs(e.end_ms)) });
   }

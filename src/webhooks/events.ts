@@ -28,7 +28,7 @@ export interface EmittedEvent {
 
 /** JSON-safe copy: dates become ISO strings, bigints decimal strings (money is never a float). */
 function toJson<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))) as T;
+  return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as T;
 }
 
 /**

@@ -71,7 +71,7 @@ export function createSender(opts: { allowPrivate: boolean; connectionsPerOrigin
   const agent = new Agent({
     connections: opts.connectionsPerOrigin ?? 64,
     keepAliveTimeout: 10_000,
-    connect: opts.allowPrivate ? {} : { lookup: createSafeLookup(opts.resolve) as never },
+    connect: opts.allowPrivate ? {} : { lookup: createSafeLookup(opts.resolve) },
   });
   return {
     async send(req) {

@@ -40,7 +40,8 @@ function batcher<I, O>(run: (items: I[]) => Promise<O[]>, windowMs: number, maxB
   let pending: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
   let timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
   const flush = () => {
-    if (timer) (windowMs > 0 ? clearTimeout(timer as NodeJS.Timeout) : clearImmediate(timer as NodeJS.Immediate));
+    if (timer && windowMs > 0) clearTimeout(timer as NodeJS.Timeout);
+    else if (timer) clearImmediate(timer as NodeJS.Immediate);
     timer = null;
     const batch = pending;
     pending = [];

@@ -41,7 +41,7 @@ function workerSql(ctx: AppContext): Sql {
     onnotice: () => {},
     types: { bigint: postgres.BigInt },
     connection: { application_name: 'voice-agent-webhooks', synchronous_commit: 'off' },
-  }) as unknown as Sql;
+  });
 }
 
 /** Starts the BullMQ delivery worker (and the sweeper); resolves to a stop function. */

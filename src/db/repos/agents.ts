@@ -1,6 +1,7 @@
 import type { AppContext } from '../../shared/app-context.js';
 import { errors } from '../../shared/errors.js';
 import type { Db, Tx } from '../../shared/sql.js';
+import type { JSONValue } from 'postgres';
 import type { AgentVariable, PipelineMode } from '../../contract/agents.js';
 
 // Agents and their versions. Every write stores the resulting V2AgentInfo in agent_versions
@@ -105,7 +106,7 @@ function columnValues(tx: Tx, fields: AgentFields): Record<string, unknown> {
 
 async function storeVersion(tx: Tx, row: AgentRow): Promise<void> {
   // The document is the response as clients see it: dates as ISO strings.
-  const doc = JSON.parse(JSON.stringify(toAgentInfo(row)));
+  const doc = JSON.parse(JSON.stringify(toAgentInfo(row))) as JSONValue;
   await tx`insert into agent_versions (agent_id, version, document) values (${row.id}, ${row.version}, ${tx.json(doc)})`;
 }
 

@@ -42,7 +42,7 @@ export async function listLedger(ctx: AppContext, projectId: string, limit: numb
 
 /** Adds funds and writes a credit entry, in one transaction. Returns the new balance. */
 export async function creditWallet(ctx: AppContext, projectId: string, nanoUsd: bigint): Promise<bigint> {
-  return ctx.sql.begin(async (tx) => {
+  return ctx.sql.begin<bigint>(async (tx) => {
     const [row] = await tx<{ balance_nano_usd: bigint }[]>`
       insert into wallets (project_id, balance_nano_usd) values (${projectId}, ${nanoUsd.toString()})
       on conflict (project_id) do update
@@ -51,7 +51,7 @@ export async function creditWallet(ctx: AppContext, projectId: string, nanoUsd: 
     await tx`insert into wallet_ledger (project_id, kind, amount_nano_usd, created_at)
       values (${projectId}, 'credit', ${nanoUsd.toString()}, ${ctx.clock.now()})`;
     return row.balance_nano_usd;
-  }) as Promise<bigint>;
+  });
 }
 
 /** Locks the project's wallet row for the rest of the transaction (admission serialises on it). */

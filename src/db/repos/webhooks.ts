@@ -87,7 +87,7 @@ export async function listEndpoints(
  */
 export async function disableEndpoint(ctx: AppContext, projectId: string, endpointId: string): Promise<WebhookEndpointInfo> {
   const now = ctx.clock.now();
-  return ctx.sql.begin(async (tx) => {
+  return ctx.sql.begin<WebhookEndpointInfo>(async (tx) => {
     const [row] = await tx<WebhookEndpointInfo[]>`
       update webhook_endpoints set status = 'disabled', revision = revision + 1, updated_at = ${now}
       where id = ${endpointId} and project_id = ${projectId}
@@ -97,7 +97,7 @@ export async function disableEndpoint(ctx: AppContext, projectId: string, endpoi
       update webhook_deliveries set status = 'cancelled', last_error = 'endpoint disabled', lease_until = null, updated_at = ${now}
       where endpoint_id = ${endpointId} and status in ('pending', 'sending')`;
     return row;
-  }) as Promise<WebhookEndpointInfo>;
+  });
 }
 
 /** Records a `webhook.ping`, at most one per endpoint, revision and minute. */
@@ -129,7 +129,7 @@ export async function pingEndpoint(ctx: AppContext, projectId: string, endpointI
     };
     const [due] = await insertDeliveries(tx, ctx, [delivery]);
     return { ...base, delivery_id: due.id, queued: true, due: [due] };
-  }) as Promise<PingResult>;
+  });
 }
 
 export interface SubscribedEndpoint {
