@@ -13,6 +13,10 @@ export const ROLE_NAMES = ['api', 'media', 'worker'] as const;
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   MEDIA_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+  /** The api port: a whole request (headers and body) must arrive within this, or it is cut with a 408. */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** The api port: idle keep-alive connections close after this. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(72_000),
   /** The worker role's /healthz and /readyz. */
   WORKER_PORT: z.coerce.number().int().min(0).max(65535).default(8082),
   HOST: z.string().min(1).default('127.0.0.1'),

@@ -4,6 +4,7 @@ import type { AppContext } from '../shared/app-context.js';
 import { checkReadiness, readinessResponse } from '../health/readiness.js';
 import { installDocs } from './docs-page.js';
 import { ApiDocs } from './openapi.js';
+import { clientErrorHandler } from './plugins/client-errors.js';
 import { installErrorHandler } from './plugins/error-handler.js';
 import { BODY_LIMIT_BYTES, installJsonBody } from './plugins/json-body.js';
 import type { Router } from './route.js';
@@ -18,6 +19,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
     trustProxy: false,
+    // A request (headers and body) must arrive within this; a dribbled body is cut with a 408.
+    requestTimeout: ctx.config.HTTP_REQUEST_TIMEOUT_MS,
+    // An idle keep-alive connection is closed after this.
+    keepAliveTimeout: ctx.config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    clientErrorHandler: clientErrorHandler(logger),
+    // Node checks request timeouts on this interval (30 s by default, which would let a dribbled
+    // body live up to 30 s past its timeout); headers get the same bound as the whole request.
+    http: { connectionsCheckingInterval: 1000, headersTimeout: ctx.config.HTTP_REQUEST_TIMEOUT_MS },
     routerOptions: { ignoreTrailingSlash: true },
     // Errors raised before routing (bad URL encoding, over-long path segments) keep the error shape.
     frameworkErrors: (err, req, reply) => {
