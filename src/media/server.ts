@@ -10,6 +10,7 @@ import { CallRegistry, type CallStarter } from './call-registry.js';
 import { BrowserTransport, type BrowserSocketData } from './browser-transport.js';
 import type { AgentPipelineFactory, PipelineKind } from './pipelines.js';
 import type { VoiceSession } from './voice-session.js';
+import { installHealthRoutes } from './health-routes.js';
 
 export interface MediaServer {
   port: number;
@@ -113,6 +114,7 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
     },
   });
   for (const route of opts.routes ?? []) route(app, calls);
+  installHealthRoutes(app, ctx);
 
   let listenSocket: uWS.us_listen_socket;
   try {
