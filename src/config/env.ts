@@ -17,6 +17,14 @@ const EnvSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** The api port: idle keep-alive connections close after this. */
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(72_000),
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (per-address limits):
+   * `false` (none, the default), `true` (any), a hop count, or a comma-separated list of addresses/CIDRs.
+   */
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v): boolean | number | string[] => (v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v.split(',').map((x) => x.trim()).filter(Boolean))),
   /** The worker role's /healthz and /readyz. */
   WORKER_PORT: z.coerce.number().int().min(0).max(65535).default(8082),
   HOST: z.string().min(1).default('127.0.0.1'),

@@ -10,6 +10,11 @@ import { BODY_LIMIT_BYTES, installJsonBody } from './plugins/json-body.js';
 import type { Router } from './route.js';
 import { registerRoutes } from './routes/index.js';
 
+/** Fastify takes a hop count as a function of the hop index. */
+function trustProxy(setting: boolean | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
+}
+
 /** The control plane: both doors, one error model, docs generated from the route schemas. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Typed as Fastify's logger so the instance is a plain FastifyInstance (not one generic over pino).
@@ -18,7 +23,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
-    trustProxy: false,
+    trustProxy: trustProxy(ctx.config.TRUST_PROXY),
     // A request (headers and body) must arrive within this; a dribbled body is cut with a 408.
     requestTimeout: ctx.config.HTTP_REQUEST_TIMEOUT_MS,
     // An idle keep-alive connection is closed after this.

@@ -1,5 +1,6 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { ConcurrencyGate, type Lane } from '../concurrency-gate.js';
 
 const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
 
@@ -10,22 +11,31 @@ const P = 1;
 const KEY_BYTES = 32;
 const MAXMEM = 64 * 1024 * 1024;
 
+/**
+ * At most two scrypt runs at once (libuv's pool has four threads; the rest stay free for DNS and
+ * files), the others queued: sign-ins without recent failures (`first`) before suspected guesses
+ * (`second`), whose shorter queue overflows into GateFull (the route answers 429).
+ */
+const gate = new ConcurrencyGate(2, { first: 256, second: 16 });
+
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, KEY_BYTES, { N, r: R, p: P, maxmem: MAXMEM });
+  const key = await gate.run('first', () => scrypt(password, salt, KEY_BYTES, { N, r: R, p: P, maxmem: MAXMEM }));
   return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+export async function verifyPassword(password: string, stored: string, lane: Lane = 'first'): Promise<boolean> {
   const [kind, n, r, p, salt, hash] = stored.split('$');
   if (kind !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
-  const key = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    maxmem: MAXMEM,
-  });
+  const key = await gate.run(lane, () =>
+    scrypt(password, Buffer.from(salt, 'base64'), expected.length, {
+      N: Number(n),
+      r: Number(r),
+      p: Number(p),
+      maxmem: MAXMEM,
+    }),
+  );
   return timingSafeEqual(key, expected);
 }
 

@@ -2,16 +2,29 @@ import type { AppContext } from '../../../shared/app-context.js';
 import { findAccountByEmail, createAccount, sendVerification, verifyEmailToken } from '../../../db/repos/accounts.js';
 import { revokeFamily, rotateRefresh, startFamily } from '../../../db/repos/auth-tokens.js';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../../shared/crypto/password.js';
+import { GateFull } from '../../../shared/concurrency-gate.js';
+import { checkSignIn, checkSignUp, recordSignInFailure, recordSignInSuccess } from '../../auth/sign-in-throttle.js';
 import { errors } from '../../../shared/errors.js';
 import type { ConsoleCaller } from '../../auth/console-session.js';
 import { defineRoute, type Router } from '../../route.js';
 import { AccountInfo, LoginBody, RefreshBody, SignupBody, TokenPairInfo, VerifyEmailBody } from '../../../contract/identity.js';
 
-async function checkPassword(ctx: AppContext, email: string, password: string) {
+async function checkPassword(ctx: AppContext, email: string, password: string, address: string) {
+  const { suspect } = await checkSignIn(ctx, email, address);
   const account = await findAccountByEmail(ctx, email);
-  // Verify against a dummy hash when there is no account, so timing does not reveal which is wrong.
-  const ok = await verifyPassword(password, account?.password_hash ?? DUMMY_PASSWORD_HASH);
-  if (!account || !ok) throw errors.invalidCredentials();
+  let ok: boolean;
+  try {
+    // Verify against a dummy hash when there is no account, so timing does not reveal which is wrong.
+    ok = await verifyPassword(password, account?.password_hash ?? DUMMY_PASSWORD_HASH, suspect ? 'second' : 'first');
+  } catch (err) {
+    if (err instanceof GateFull) throw errors.rateLimited(1, 'too many sign-ins in progress; retry shortly');
+    throw err;
+  }
+  if (!account || !ok) {
+    await recordSignInFailure(ctx, email, address);
+    throw errors.invalidCredentials();
+  }
+  await recordSignInSuccess(ctx, email, address);
   return account;
 }
 
@@ -19,7 +32,8 @@ export function authRoutes(router: Router): void {
   const { ctx } = router;
   const tag = 'console auth';
 
-  defineRoute(router, { method: 'POST', url: '/console/auth/signup', summary: 'Create an account', tag, auth: 'none', body: SignupBody, status: 201, response: AccountInfo }, async ({ body }) => {
+  defineRoute(router, { method: 'POST', url: '/console/auth/signup', summary: 'Create an account', tag, auth: 'none', body: SignupBody, status: 201, response: AccountInfo }, async ({ body, req }) => {
+    await checkSignUp(ctx, body.email, req.ip);
     const account = await createAccount(ctx, body.email, body.password);
     await sendVerification(ctx, account);
     return { id: account.id, email: account.email, email_verified: account.email_verified };
@@ -30,8 +44,8 @@ export function authRoutes(router: Router): void {
     return { email_verified: true };
   });
 
-  defineRoute(router, { method: 'POST', url: '/console/auth/login', summary: 'Log in', tag, auth: 'none', body: LoginBody, status: 200, response: TokenPairInfo }, async ({ body }) => {
-    const account = await checkPassword(ctx, body.email, body.password);
+  defineRoute(router, { method: 'POST', url: '/console/auth/login', summary: 'Log in', tag, auth: 'none', body: LoginBody, status: 200, response: TokenPairInfo }, async ({ body, req }) => {
+    const account = await checkPassword(ctx, body.email, body.password, req.ip);
     if (account.suspended) throw errors.accountSuspended();
     return startFamily(ctx, account.id);
   });

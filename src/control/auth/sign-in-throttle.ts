@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import type { AppContext } from '../../shared/app-context.js';
+import { errors } from '../../shared/errors.js';
+
+// Sign-in and sign-up throttling, counted in Redis so every api process shares it. Failed
+// logins are counted per account and per client address for 15 minutes; past a free allowance
+// each further failure locks that account or address for twice as long as the last (1 s, 2 s,
+// 4 s, … up to 15 minutes), and a locked login is refused with 429 before any password hashing.
+// A success clears the account's count. Sign-ups are capped per address and per e-mail per hour.
+// Redis answering slowly or not at all never blocks sign-in: the throttle then lets requests
+// through (fails open) after REDIS_WAIT_MS.
+
+export const FAILURE_WINDOW_MS = 15 * 60_000;
+export const FREE_FAILURES_PER_ACCOUNT = 5;
+export const FREE_FAILURES_PER_ADDRESS = 20;
+export const MAX_LOCK_MS = 15 * 60_000;
+export const SIGNUPS_PER_ADDRESS_PER_HOUR = 10;
+export const SIGNUPS_PER_EMAIL_PER_HOUR = 5;
+const REDIS_WAIT_MS = 250;
+
+// KEYS: account fails, account lock, address fails, address lock. Returns both locks' PTTLs and both counts.
+const STATUS = `
+return {redis.call('PTTL', KEYS[2]), redis.call('PTTL', KEYS[4]), tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[3]) or '0')}
+`;
+// ARGV: window ms, free per account, free per address, max lock ms.
+const FAIL = `
+local function fail(counter, lock, free)
+  local n = redis.call('INCR', counter)
+  redis.call('PEXPIRE', counter, ARGV[1])
+  if n > free then
+    local ms = math.min(1000 * 2 ^ (n - free - 1), tonumber(ARGV[4]))
+    redis.call('SET', lock, '1', 'PX', math.floor(ms))
+  end
+end
+fail(KEYS[1], KEYS[2], tonumber(ARGV[2]))
+fail(KEYS[3], KEYS[4], tonumber(ARGV[3]))
+return 1
+`;
+// KEYS: counter. ARGV: limit, window ms. Returns {count, pttl}.
+const WINDOW = `
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return {n, redis.call('PTTL', KEYS[1])}
+`;
+
+const emailKey = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 32);
+
+function keys(ctx: AppContext, email: string, address: string): string[] {
+  const p = `${ctx.redisPrefix}signin:`;
+  const acct = emailKey(email);
+  return [`${p}fails:acct:${acct}`, `${p}lock:acct:${acct}`, `${p}fails:ip:${address}`, `${p}lock:ip:${address}`];
+}
+
+async function bounded<T>(ctx: AppContext, work: Promise<T>): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), REDIS_WAIT_MS);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } catch (err) {
+    ctx.log.warn({ err: { message: (err as Error).message } }, 'sign-in throttle unavailable; letting the request through');
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export interface SignInStanding {
+  /** An earlier failure from this account or address: its password check waits behind clean ones. */
+  suspect: boolean;
+}
+
+/** Refuses (429 with Retry-After) a login whose account or address is locked; otherwise says how it stands. */
+export async function checkSignIn(ctx: AppContext, email: string, address: string): Promise<SignInStanding> {
+  // A client that is not connected would queue the command until Redis returns: fail open at once.
+  if (ctx.redis.status !== 'ready') return { suspect: false };
+  const status = (await bounded(ctx, ctx.redis.eval(STATUS, 4, ...keys(ctx, email, address)) as Promise<[number, number, number, number]>)) ?? [-2, -2, 0, 0];
+  const lockMs = Math.max(status[0], status[1]);
+  if (lockMs > 0) throw errors.rateLimited(Math.ceil(lockMs / 1000), 'too many failed sign-ins; retry later');
+  return { suspect: status[2] > 0 || status[3] > 0 };
+}
+
+export async function recordSignInFailure(ctx: AppContext, email: string, address: string): Promise<void> {
+  if (ctx.redis.status !== 'ready') return;
+  await bounded(ctx, ctx.redis.eval(FAIL, 4, ...keys(ctx, email, address), FAILURE_WINDOW_MS, FREE_FAILURES_PER_ACCOUNT, FREE_FAILURES_PER_ADDRESS, MAX_LOCK_MS));
+}
+
+export async function recordSignInSuccess(ctx: AppContext, email: string, address: string): Promise<void> {
+  if (ctx.redis.status !== 'ready') return;
+  const [fails, lock] = keys(ctx, email, address);
+  await bounded(ctx, ctx.redis.del(fails, lock));
+}
+
+/** Counts a sign-up attempt; 429 with Retry-After past the hourly cap per address or per e-mail. */
+export async function checkSignUp(ctx: AppContext, email: string, address: string): Promise<void> {
+  if (ctx.redis.status !== 'ready') return;
+  const p = `${ctx.redisPrefix}signup:`;
+  const take = (key: string, limit: number) => bounded(ctx, ctx.redis.eval(WINDOW, 1, key, limit, 3_600_000) as Promise<[number, number]>);
+  const [byAddress, byEmail] = await Promise.all([take(`${p}ip:${address}`, SIGNUPS_PER_ADDRESS_PER_HOUR), take(`${p}email:${emailKey(email)}`, SIGNUPS_PER_EMAIL_PER_HOUR)]);
+  for (const [hit, limit] of [[byAddress, SIGNUPS_PER_ADDRESS_PER_HOUR], [byEmail, SIGNUPS_PER_EMAIL_PER_HOUR]] as const) {
+    if (hit && hit[0] > limit) throw errors.rateLimited(Math.max(1, Math.ceil(hit[1] / 1000)), 'too many sign-ups; retry later');
+  }
+}

@@ -1,0 +1,88 @@
+import t from 'tap';
+import { startHarness } from '../helpers/harness.js';
+import { startOwnRedis } from '../helpers/own-redis.js';
+import { FREE_FAILURES_PER_ACCOUNT, FREE_FAILURES_PER_ADDRESS, SIGNUPS_PER_ADDRESS_PER_HOUR } from '../../src/control/auth/sign-in-throttle.js';
+import { createAccount } from '../../src/db/repos/accounts.js';
+import { ConcurrencyGate } from '../../src/shared/concurrency-gate.js';
+
+// Logins and sign-ups are throttled per account and per client address with back-off (429 and
+// Retry-After, before any password hashing), a success clears the account's count, and the
+// throttle fails open when its Redis is gone so people can still sign in.
+
+const redis = await startOwnRedis();
+const h = await startHarness({ env: { REDIS_URL: redis.url } });
+t.teardown(async () => {
+  await redis.start();
+  await h.close();
+  await redis.close();
+});
+const password = 'a long password 123';
+await createAccount(h.ctx, 'owner@example.com', password);
+await createAccount(h.ctx, 'other@example.com', password);
+
+const login = (email: string, pw: string, remoteAddress = '203.0.113.1') =>
+  h.app.inject({ method: 'POST', url: '/console/auth/login', payload: { email, password: pw }, remoteAddress });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+t.test('failures past the allowance lock the account with doubling back-off; a success clears it', async (t) => {
+  for (let i = 0; i < FREE_FAILURES_PER_ACCOUNT; i++) t.equal((await login('owner@example.com', 'wrong')).statusCode, 401);
+  t.equal((await login('owner@example.com', 'wrong')).statusCode, 401, 'the failure past the allowance is still judged');
+  const locked = await login('owner@example.com', password);
+  t.equal(locked.statusCode, 429, 'then even the right password waits out the lock');
+  t.equal(locked.headers['retry-after'], '1');
+  t.same(locked.json(), { detail: 'too many failed sign-ins; retry later' });
+  t.equal((await login('owner@example.com', password, '198.51.100.7')).statusCode, 429, 'the account lock holds from any address');
+  t.equal((await login('other@example.com', password)).statusCode, 200, 'another account from the same address is not locked');
+
+  await sleep(1100);
+  t.equal((await login('owner@example.com', 'wrong')).statusCode, 401);
+  const longer = await login('owner@example.com', password);
+  t.equal(longer.statusCode, 429);
+  t.equal(longer.headers['retry-after'], '2', 'the next lock is twice as long');
+
+  await sleep(2100);
+  t.equal((await login('owner@example.com', password)).statusCode, 200, 'the right password works once the lock ends');
+  t.equal((await login('owner@example.com', 'wrong')).statusCode, 401);
+  t.equal((await login('owner@example.com', password)).statusCode, 200, 'after a success the allowance starts again');
+});
+
+t.test('an address guessing across many accounts is locked', async (t) => {
+  const address = '192.0.2.50';
+  for (let i = 0; i < FREE_FAILURES_PER_ADDRESS; i++) t.equal((await login(`nobody${i}@example.com`, 'wrong', address)).statusCode, 401);
+  t.equal((await login('nobody-last@example.com', 'wrong', address)).statusCode, 401);
+  const res = await login('other@example.com', password, address);
+  t.equal(res.statusCode, 429, 'the address is locked, whatever account it tries');
+  t.equal((await login('other@example.com', password, '192.0.2.51')).statusCode, 200, 'other addresses are not');
+});
+
+t.test('sign-ups are capped per address per hour', async (t) => {
+  const address = '192.0.2.80';
+  const signup = (i: number, remoteAddress = address) =>
+    h.app.inject({ method: 'POST', url: '/console/auth/signup', payload: { email: `new${i}-${remoteAddress}@example.com`, password }, remoteAddress });
+  for (let i = 0; i < SIGNUPS_PER_ADDRESS_PER_HOUR; i++) t.equal((await signup(i)).statusCode, 201);
+  const over = await signup(99);
+  t.equal(over.statusCode, 429);
+  t.ok(Number(over.headers['retry-after']) > 3000, 'Retry-After runs to the end of the hour window');
+  t.equal((await signup(100, '192.0.2.81')).statusCode, 201, 'another address may sign up');
+});
+
+t.test('with its Redis down the throttle lets sign-ins through', async (t) => {
+  await redis.stop();
+  const res = await login('other@example.com', password, '192.0.2.99');
+  t.equal(res.statusCode, 200);
+  t.equal((await login('other@example.com', 'wrong', '192.0.2.99')).statusCode, 401);
+  await redis.start();
+});
+
+t.test('the hashing gate runs the first lane before the second and bounds the queues', async (t) => {
+  const gate = new ConcurrencyGate(1, { first: 2, second: 1 });
+  const order: string[] = [];
+  let release!: () => void;
+  const blocker = gate.run('first', () => new Promise<void>((r) => (release = r)));
+  const second = gate.run('second', async () => void order.push('second'));
+  await t.rejects(gate.run('second', async () => {}), { message: 'second lane full', lane: 'second' }, 'the second lane holds one waiter');
+  const first = gate.run('first', async () => void order.push('first'));
+  release();
+  await Promise.all([blocker, second, first]);
+  t.same(order, ['first', 'second'], 'a first-lane request queued later still runs first');
+});
