@@ -75,7 +75,7 @@ t.test('with its Redis down the throttle lets sign-ins through', async (t) => {
 });
 
 t.test('the hashing gate runs the first lane before the second and bounds the queues', async (t) => {
-  const gate = new ConcurrencyGate(1, { first: 2, second: 1 });
+  const gate = new ConcurrencyGate(1, 1, { first: 2, second: 1 });
   const order: string[] = [];
   let release!: () => void;
   const blocker = gate.run('first', () => new Promise<void>((r) => (release = r)));
@@ -85,4 +85,19 @@ t.test('the hashing gate runs the first lane before the second and bounds the qu
   release();
   await Promise.all([blocker, second, first]);
   t.same(order, ['first', 'second'], 'a first-lane request queued later still runs first');
+});
+
+t.test('the second lane never holds the slots the first lane needs', async (t) => {
+  const gate = new ConcurrencyGate(2, 1, { first: 4, second: 4 });
+  const releases: (() => void)[] = [];
+  const hold = (lane: 'first' | 'second', tag: string, log: string[]) => gate.run(lane, () => new Promise<void>((r) => releases.push(() => (log.push(tag), r()))));
+  const log: string[] = [];
+  const s1 = hold('second', 's1', log);
+  const s2 = gate.run('second', async () => void log.push('s2'));
+  const f1 = gate.run('first', async () => void log.push('f1'));
+  await f1;
+  t.same(log, ['f1'], 'a first-lane request runs at once while one guess holds a slot and another waits');
+  releases[0]();
+  await Promise.all([s1, s2]);
+  t.same(log, ['f1', 's1', 's2']);
 });

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../../shared/app-context.js';
 import { errors } from '../../shared/errors.js';
 
-// Sign-in and sign-up throttling, counted in Redis so every api process shares it. Failed
-// logins are counted per account and per client address for 15 minutes; past a free allowance
-// each further failure locks that account or address for twice as long as the last (1 s, 2 s,
+// Sign-in and sign-up throttling, counted in Redis so every api process shares it. Login
+// attempts are counted per account and per client address for 15 minutes; past a free allowance
+// each further attempt locks that account or address for twice as long as the last (1 s, 2 s,
 // 4 s, … up to 15 minutes), and a locked login is refused with 429 before any password hashing.
 // A success clears the account's count. Sign-ups are capped per address and per e-mail per hour.
 // Redis answering slowly or not at all never blocks sign-in: the throttle then lets requests
@@ -18,22 +18,28 @@ export const SIGNUPS_PER_ADDRESS_PER_HOUR = 10;
 export const SIGNUPS_PER_EMAIL_PER_HOUR = 5;
 const REDIS_WAIT_MS = 250;
 
-// KEYS: account fails, account lock, address fails, address lock. Returns both locks' PTTLs and both counts.
-const STATUS = `
-return {redis.call('PTTL', KEYS[2]), redis.call('PTTL', KEYS[4]), tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[3]) or '0')}
-`;
+// Every attempt is counted when it starts (a success takes its count back), so a burst of
+// concurrent guesses cannot all slip past the check before the first failure is recorded.
+// KEYS: account attempts, account lock, address attempts, address lock.
 // ARGV: window ms, free per account, free per address, max lock ms.
-const FAIL = `
-local function fail(counter, lock, free)
+// Returns {lock ms left (0 = go ahead), account attempts before this one, address attempts before}.
+const ATTEMPT = `
+local lock = math.max(redis.call('PTTL', KEYS[2]), redis.call('PTTL', KEYS[4]))
+if lock > 0 then return {lock, 0, 0} end
+local function count(counter, lockKey, free)
   local n = redis.call('INCR', counter)
   redis.call('PEXPIRE', counter, ARGV[1])
   if n > free then
-    local ms = math.min(1000 * 2 ^ (n - free - 1), tonumber(ARGV[4]))
-    redis.call('SET', lock, '1', 'PX', math.floor(ms))
+    redis.call('SET', lockKey, '1', 'PX', math.floor(math.min(1000 * 2 ^ (n - free - 1), tonumber(ARGV[4]))))
   end
+  return n - 1
 end
-fail(KEYS[1], KEYS[2], tonumber(ARGV[2]))
-fail(KEYS[3], KEYS[4], tonumber(ARGV[3]))
+return {0, count(KEYS[1], KEYS[2], tonumber(ARGV[2])), count(KEYS[3], KEYS[4], tonumber(ARGV[3]))}
+`;
+// KEYS as above. A success clears the account's record and takes back its address count.
+const SUCCESS = `
+redis.call('DEL', KEYS[1], KEYS[2])
+if tonumber(redis.call('GET', KEYS[3]) or '0') > 0 then redis.call('DECR', KEYS[3]) end
 return 1
 `;
 // KEYS: counter. ARGV: limit, window ms. Returns {count, pttl}.
@@ -71,25 +77,23 @@ export interface SignInStanding {
   suspect: boolean;
 }
 
-/** Refuses (429 with Retry-After) a login whose account or address is locked; otherwise says how it stands. */
-export async function checkSignIn(ctx: AppContext, email: string, address: string): Promise<SignInStanding> {
+/**
+ * Counts a login attempt before its password is checked: refuses (429 with Retry-After) when the
+ * account or the address is locked, otherwise says whether earlier attempts make it suspect.
+ */
+export async function startSignIn(ctx: AppContext, email: string, address: string): Promise<SignInStanding> {
   // A client that is not connected would queue the command until Redis returns: fail open at once.
   if (ctx.redis.status !== 'ready') return { suspect: false };
-  const status = (await bounded(ctx, ctx.redis.eval(STATUS, 4, ...keys(ctx, email, address)) as Promise<[number, number, number, number]>)) ?? [-2, -2, 0, 0];
-  const lockMs = Math.max(status[0], status[1]);
-  if (lockMs > 0) throw errors.rateLimited(Math.ceil(lockMs / 1000), 'too many failed sign-ins; retry later');
-  return { suspect: status[2] > 0 || status[3] > 0 };
+  const args = [...keys(ctx, email, address), FAILURE_WINDOW_MS, FREE_FAILURES_PER_ACCOUNT, FREE_FAILURES_PER_ADDRESS, MAX_LOCK_MS];
+  const r = (await bounded(ctx, ctx.redis.eval(ATTEMPT, 4, ...args) as Promise<[number, number, number]>)) ?? [0, 0, 0];
+  if (r[0] > 0) throw errors.rateLimited(Math.ceil(r[0] / 1000), 'too many failed sign-ins; retry later');
+  return { suspect: r[1] > 0 || r[2] > 0 };
 }
 
-export async function recordSignInFailure(ctx: AppContext, email: string, address: string): Promise<void> {
-  if (ctx.redis.status !== 'ready') return;
-  await bounded(ctx, ctx.redis.eval(FAIL, 4, ...keys(ctx, email, address), FAILURE_WINDOW_MS, FREE_FAILURES_PER_ACCOUNT, FREE_FAILURES_PER_ADDRESS, MAX_LOCK_MS));
-}
-
+/** The password was right: the account starts afresh and the address gets this attempt back. */
 export async function recordSignInSuccess(ctx: AppContext, email: string, address: string): Promise<void> {
   if (ctx.redis.status !== 'ready') return;
-  const [fails, lock] = keys(ctx, email, address);
-  await bounded(ctx, ctx.redis.del(fails, lock));
+  await bounded(ctx, ctx.redis.eval(SUCCESS, 4, ...keys(ctx, email, address)));
 }
 
 /** Counts a sign-up attempt; 429 with Retry-After past the hourly cap per address or per e-mail. */

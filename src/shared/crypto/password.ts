@@ -14,9 +14,10 @@ const MAXMEM = 64 * 1024 * 1024;
 /**
  * At most two scrypt runs at once (libuv's pool has four threads; the rest stay free for DNS and
  * files), the others queued: sign-ins without recent failures (`first`) before suspected guesses
- * (`second`), whose shorter queue overflows into GateFull (the route answers 429).
+ * (`second`), which may hold only one of the two slots and whose shorter queue overflows into
+ * GateFull (the route answers 429).
  */
-const gate = new ConcurrencyGate(2, { first: 256, second: 16 });
+const gate = new ConcurrencyGate(2, 1, { first: 256, second: 16 });
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);

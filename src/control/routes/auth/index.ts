@@ -3,14 +3,14 @@ import { findAccountByEmail, createAccount, sendVerification, verifyEmailToken }
 import { revokeFamily, rotateRefresh, startFamily } from '../../../db/repos/auth-tokens.js';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../../shared/crypto/password.js';
 import { GateFull } from '../../../shared/concurrency-gate.js';
-import { checkSignIn, checkSignUp, recordSignInFailure, recordSignInSuccess } from '../../auth/sign-in-throttle.js';
+import { checkSignUp, recordSignInSuccess, startSignIn } from '../../auth/sign-in-throttle.js';
 import { errors } from '../../../shared/errors.js';
 import type { ConsoleCaller } from '../../auth/console-session.js';
 import { defineRoute, type Router } from '../../route.js';
 import { AccountInfo, LoginBody, RefreshBody, SignupBody, TokenPairInfo, VerifyEmailBody } from '../../../contract/identity.js';
 
 async function checkPassword(ctx: AppContext, email: string, password: string, address: string) {
-  const { suspect } = await checkSignIn(ctx, email, address);
+  const { suspect } = await startSignIn(ctx, email, address);
   const account = await findAccountByEmail(ctx, email);
   let ok: boolean;
   try {
@@ -20,10 +20,7 @@ async function checkPassword(ctx: AppContext, email: string, password: string, a
     if (err instanceof GateFull) throw errors.rateLimited(1, 'too many sign-ins in progress; retry shortly');
     throw err;
   }
-  if (!account || !ok) {
-    await recordSignInFailure(ctx, email, address);
-    throw errors.invalidCredentials();
-  }
+  if (!account || !ok) throw errors.invalidCredentials();
   await recordSignInSuccess(ctx, email, address);
   return account;
 }
