@@ -11,7 +11,7 @@ import type {
 } from './native-addon.js';
 import { NativeError } from './native-error.js';
 import {
-  checkOptions, optionSpecs, type AmbienceKind, type AmbienceOptions, type BargeInDetectorOptions, type BargeInOptions,
+  checkOptions, optionSpecs, type Spec, type AmbienceKind, type AmbienceOptions, type BargeInDetectorOptions, type BargeInOptions,
   type DtmfToneOptions, type EchoChainOptions, type FramerOptions, type MediaChannelOptions, type MixerOptions,
   type ResamplerOptions, type ResamplerQuality, type VadDetectorOptions,
 } from './native-options.js';
@@ -59,6 +59,20 @@ function construct<T>(make: () => T): T {
   }
 }
 
+/** Checks the options against their spec, then builds the native object from them. */
+function build<O, N>(what: string, o: O, spec: Spec<O>, make: (o: O) => N): N {
+  checkOptions(what, o, spec);
+  return construct(() => make(o));
+}
+
+/**
+ * A facade over one native object `n`, built once (see `build`). Subclasses pick its
+ * preallocated views off `n` in field initialisers, so per-frame calls only read fields.
+ */
+abstract class Facade<N> {
+  protected constructor(protected readonly n: N) {}
+}
+
 /**
  * MediaChannel `info` index of each field this file reads, from the addon's table
  * (native/include/vc/channel_fields.h); a build without one of them fails here, at load.
@@ -87,16 +101,12 @@ export const VadEvents = { speechStart: 1, speechEnd: 2 } as const;
 export const BargeInEvents = { interruption: 1, interruptionEnd: 2 } as const;
 
 /** Socket messages of any even length -> fixed frames, partial frame carried. */
-export class Framer {
-  private readonly n: RawFramer;
+export class Framer extends Facade<RawFramer> {
   /** Frames of the last push, back to back (frameSamples each). */
-  readonly output: Int16Array;
-  readonly frameSamples: number;
+  readonly output = this.n.output;
+  readonly frameSamples = this.n.frameSamples;
   constructor(o: FramerOptions) {
-    checkOptions('Framer', o, optionSpecs.Framer);
-    this.n = construct(() => new addon.Framer(o));
-    this.output = this.n.output;
-    this.frameSamples = this.n.frameSamples;
+    super(build('Framer', o, optionSpecs.Framer, (v) => new addon.Framer(v)));
   }
   /** Returns the number of complete frames now in `output`. */
   push(message: PcmMessage): number { return check(this.n.push(message)); }
@@ -109,26 +119,22 @@ const QUALITY: Record<ResamplerQuality, number> = { low: 0, default: 1, high: 2,
 const numbered = <T extends { quality?: ResamplerQuality }>(o: T) => ({ ...o, quality: QUALITY[o.quality ?? 'default'] });
 
 /** Streaming polyphase windowed-sinc resampler (any rational ratio, 8-48 kHz). */
-export class Resampler {
-  private readonly n: RawResampler;
-  readonly output: Int16Array;
-  readonly tapsPerPhase: number;
+export class Resampler extends Facade<RawResampler> {
+  readonly output = this.n.output;
+  readonly tapsPerPhase = this.n.tapsPerPhase;
   /** Filter delay in output samples. */
-  readonly delayOutSamples: number;
+  readonly delayOutSamples = this.n.delayOutSamples;
   constructor(o: ResamplerOptions) {
-    checkOptions('Resampler', o, optionSpecs.Resampler);
-    this.n = construct(() => new addon.Resampler(numbered(o)));
-    this.output = this.n.output;
-    this.tapsPerPhase = this.n.tapsPerPhase;
-    this.delayOutSamples = this.n.delayOutSamples;
+    super(build('Resampler', o, optionSpecs.Resampler, (v) => new addon.Resampler(numbered(v))));
   }
+  /** Exact number of samples the next `inputSamples` of input will write (to size buffers). */
+  outputSamplesFor(inputSamples: number): number { return this.n.outputSamplesFor(inputSamples); }
   /** Resamples input; returns the number of samples written to `output`. */
   process(input: Int16Array): number { return check(this.n.process(input)); }
-  /** Native bytes this instance owns (sample buffers and `output`; the shared filter table excluded). */
-  get stateBytes(): number { return this.n.stateBytes; }
   /** Float path (no int16 rounding), used for measurements. */
   processFloat(input: Float32Array, output: Float32Array): number { return check(this.n.processFloat(input, output)); }
-  outputSamplesFor(inputSamples: number): number { return this.n.outputSamplesFor(inputSamples); }
+  /** Native bytes this instance owns (sample buffers and `output`; the shared filter table excluded). */
+  get stateBytes(): number { return this.n.stateBytes; }
   reset(): void { this.n.reset(); }
 }
 
@@ -137,18 +143,13 @@ export class Resampler {
  * frames (partial frame carried) -> VAD per frame -> resampled to outRateHz. Same
  * output as Framer + Vad + Resampler, with one frame of buffering.
  */
-export class EchoChain {
-  private readonly n: RawEchoChain;
-  private readonly info: Float64Array;
+export class EchoChain extends Facade<RawEchoChain> {
+  private readonly info = this.n.info;
   /** Resampled samples of the last push (outRateHz). */
-  readonly output: Int16Array;
-  readonly frameSamples: number;
+  readonly output = this.n.output;
+  readonly frameSamples = this.n.frameSamples;
   constructor(o: EchoChainOptions) {
-    checkOptions('EchoChain', o, optionSpecs.EchoChain);
-    this.n = construct(() => new addon.EchoChain(numbered(o)));
-    this.info = this.n.info;
-    this.output = this.n.output;
-    this.frameSamples = this.n.frameSamples;
+    super(build('EchoChain', o, optionSpecs.EchoChain, (v) => new addon.EchoChain(numbered(v))));
   }
   /** Returns the samples now in `output`; throws NativeError (ODD_LENGTH, OVERSIZED). */
   push(message: PcmMessage): number { return check(this.n.push(message)); }
@@ -200,18 +201,14 @@ export const G711 = {
 
 /** One DTMF key press (tone then silence). Allocates: not a per-frame call. */
 export function dtmfGenerate(digit: string, o: DtmfToneOptions): Int16Array {
-  checkOptions('dtmfGenerate', o, optionSpecs.dtmfGenerate);
-  return construct(() => addon.dtmfGenerate(digit, o));
+  return build('dtmfGenerate', o, optionSpecs.dtmfGenerate, (v) => addon.dtmfGenerate(digit, v));
 }
 
 /** Goertzel DTMF detector; each key press is reported once. */
-export class DtmfDetector {
-  private readonly n: RawDtmfDetector;
-  private readonly digits: Uint8Array;
+export class DtmfDetector extends Facade<RawDtmfDetector> {
+  private readonly digits = this.n.digits;
   constructor(sampleRateHz: number) {
-    const o = checkOptions('DtmfDetector', { sampleRateHz }, optionSpecs.DtmfDetector);
-    this.n = construct(() => new addon.DtmfDetector(o));
-    this.digits = this.n.digits;
+    super(build('DtmfDetector', { sampleRateHz }, optionSpecs.DtmfDetector, (o) => new addon.DtmfDetector(o)));
   }
   /** Returns newly detected digits ('' when none, without allocating). */
   process(pcm: Int16Array): string {
@@ -224,11 +221,9 @@ export class DtmfDetector {
 const AMBIENCE: Record<AmbienceKind, number> = { white: 0, pink: 1, brown: 2, office_hum: 3 };
 
 /** Procedural background noise; level 0 (silent) .. 100 (about -12 dBFS RMS). */
-export class Ambience {
-  private readonly n: RawAmbience;
+export class Ambience extends Facade<RawAmbience> {
   constructor(o: AmbienceOptions) {
-    checkOptions('Ambience', o, optionSpecs.Ambience);
-    this.n = construct(() => new addon.Ambience({ ...o, kind: AMBIENCE[o.kind] }));
+    super(build('Ambience', o, optionSpecs.Ambience, (v) => new addon.Ambience({ ...v, kind: AMBIENCE[v.kind] })));
   }
   /** Fills (mix=false) or adds into (mix=true) `out`. */
   generate(out: Int16Array, mix = false): void { this.n.generate(out, mix); }
@@ -236,11 +231,9 @@ export class Ambience {
 }
 
 /** Two-input mixer with gains in dB and a soft limiter instead of wrap-around. */
-export class Mixer {
-  private readonly n: RawMixer;
+export class Mixer extends Facade<RawMixer> {
   constructor(gainADb = 0, gainBDb = 0) {
-    const o = checkOptions<MixerOptions>('Mixer', { gainADb, gainBDb }, optionSpecs.Mixer);
-    this.n = construct(() => new addon.Mixer(o));
+    super(build<MixerOptions, RawMixer>('Mixer', { gainADb, gainBDb }, optionSpecs.Mixer, (o) => new addon.Mixer(o)));
   }
   mix(a: Int16Array, b: Int16Array | null, out: Int16Array): number { return check(this.n.mix(a, b, out)); }
   setGains(gainADb: number, gainBDb: number): void { check(this.n.setGains(gainADb, gainBDb)); }
@@ -248,15 +241,11 @@ export class Mixer {
 }
 
 /** Per-frame speech probability plus quiet/starting/speaking/stopping state. */
-export class Vad {
-  private readonly n: RawVad;
-  private readonly info: Float64Array;
-  readonly frameSamples: number;
+export class Vad extends Facade<RawVad> {
+  private readonly info = this.n.info;
+  readonly frameSamples = this.n.frameSamples;
   constructor(o: VadDetectorOptions) {
-    checkOptions('Vad', o, optionSpecs.Vad);
-    this.n = construct(() => new addon.Vad(o));
-    this.info = this.n.info;
-    this.frameSamples = this.n.frameSamples;
+    super(build('Vad', o, optionSpecs.Vad, (v) => new addon.Vad(v)));
   }
   /** Processes exactly one frame; returns its speech probability. */
   process(frame: Int16Array): number { return check(this.n.process(frame)); }
@@ -275,17 +264,12 @@ export const defaultBargeInOptions: Required<BargeInOptions> = {
 };
 
 /** Echo-aware barge-in on the caller's mic with the agent's audio as reference. */
-export class BargeInDetector {
-  private readonly n: RawBargeIn;
-  private readonly info: Float64Array;
-  readonly frameSamples: number;
-  readonly refFrameSamples: number;
+export class BargeInDetector extends Facade<RawBargeIn> {
+  private readonly info = this.n.info;
+  readonly frameSamples = this.n.frameSamples;
+  readonly refFrameSamples = this.n.refFrameSamples;
   constructor(o: BargeInDetectorOptions) {
-    checkOptions('BargeInDetector', o, optionSpecs.BargeIn);
-    this.n = construct(() => new addon.BargeIn(o));
-    this.info = this.n.info;
-    this.frameSamples = this.n.frameSamples;
-    this.refFrameSamples = this.n.refFrameSamples;
+    super(build('BargeInDetector', o, optionSpecs.BargeIn, (v) => new addon.BargeIn(v)));
   }
   /** One mic frame and the reference frame played at the same time (null = silence). */
   process(mic: Int16Array, ref: Int16Array | null): number { return check(this.n.process(mic, ref)); }
@@ -306,24 +290,17 @@ export class BargeInDetector {
  * validation, resampling, framing, VAD and echo-aware barge-in on
  * preallocated buffers and returns the frame count.
  */
-export class MediaChannel {
-  private readonly n: RawMediaChannel;
-  private readonly info: Float64Array;
+export class MediaChannel extends Facade<RawMediaChannel> {
+  private readonly info = this.n.info;
   /** Frames of the last process() at procRateHz, back to back. */
-  readonly output: Int16Array;
+  readonly output = this.n.output;
   /** Speech probability of each output frame. */
-  readonly probabilities: Float32Array;
+  readonly probabilities = this.n.probabilities;
   /** Caller-speech (echo-removed) probability of each output frame. */
-  readonly callerProbabilities: Float32Array;
-  readonly frameSamples: number;
+  readonly callerProbabilities = this.n.callerProbabilities;
+  readonly frameSamples = this.n.frameSamples;
   constructor(o: MediaChannelOptions) {
-    checkOptions('MediaChannel', o, optionSpecs.MediaChannel);
-    this.n = construct(() => new addon.MediaChannel(numbered(o)));
-    this.info = this.n.info;
-    this.output = this.n.output;
-    this.probabilities = this.n.probabilities;
-    this.callerProbabilities = this.n.callerProbabilities;
-    this.frameSamples = this.n.frameSamples;
+    super(build('MediaChannel', o, optionSpecs.MediaChannel, (v) => new addon.MediaChannel(numbered(v))));
   }
   /** Returns frames produced; throws NativeError (ODD_LENGTH, OVERSIZED) on bad input. */
   process(message: PcmMessage): number { return check(this.n.process(message)); }

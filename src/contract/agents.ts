@@ -26,7 +26,7 @@ const voice = z.string().min(1).max(100);
 export const SttStage = z.strictObject({ account_id: accountId, model, language: languageTag.optional(), endpointing_ms: int(0, 5000).optional() });
 export const LlmStage = z.strictObject({ account_id: accountId, model, temperature: z.number().min(0).max(2).optional(), max_tokens: int(1, 32000).optional() });
 export const TtsStage = z.strictObject({ account_id: accountId, model, voice, speed: z.number().min(0.25).max(4).optional() });
-export const RealtimeStage = z.strictObject({ account_id: accountId, model, voice });
+export const RealtimeStage = z.strictObject({ account_id: accountId, model, voice, endpointing_ms: int(0, 5000).optional() });
 export const CascadeConfig = z.strictObject({ stt: SttStage, llm: LlmStage, tts: TtsStage });
 export const RealtimeConfig = z.strictObject({ realtime: RealtimeStage });
 export type PipelineConfig = z.output<typeof CascadeConfig> | z.output<typeof RealtimeConfig>;
@@ -157,6 +157,21 @@ const optionalFields = {
   retention_days: int(1, 90).nullable(),
   insight_config: InsightConfig.nullable(),
 };
+
+// On/off settings and their defaults, shared by create and update.
+const flagDefaults = {
+  backchannel: true,
+  interruptible_greeting: true,
+  can_send_dtmf: false,
+  record_calls: false,
+  store_transcript: false,
+  webhook_include_recording_url: false,
+  webhook_include_transcript: false,
+};
+/** One schema per flag, in the table's order. */
+const eachFlag = <S extends z.ZodType>(schema: (byDefault: boolean) => S) =>
+  Object.fromEntries(Object.entries(flagDefaults).map(([k, d]) => [k, schema(d)])) as Record<keyof typeof flagDefaults, S>;
+
 const name = z.string().trim().min(1).max(120);
 const prompt = z.string().max(32000);
 const pipelineConfig = z.record(z.string(), z.unknown());
@@ -168,12 +183,7 @@ export const AgentCreateBody = z.strictObject({
   // Checked against pipeline_mode after parsing, so that loc names the offending stage key.
   pipeline_config: pipelineConfig,
   language: languageTag.default('en-IN'),
-  backchannel: z.boolean().default(true),
-  can_send_dtmf: z.boolean().default(false),
-  record_calls: z.boolean().default(false),
-  store_transcript: z.boolean().default(false),
-  webhook_include_recording_url: z.boolean().default(false),
-  webhook_include_transcript: z.boolean().default(false),
+  ...eachFlag((byDefault) => z.boolean().default(byDefault)),
   tools: Tools.default([]),
   variables: Variables.default([]),
   ...Object.fromEntries(Object.entries(optionalFields).map(([k, v]) => [k, (v as z.ZodNullable<z.ZodType>).default(null)])) as {
@@ -190,12 +200,7 @@ export const AgentUpdateBody = z.strictObject({
   pipeline_mode: z.enum(PIPELINE_MODES).nullable().optional(),
   pipeline_config: pipelineConfig.nullable().optional(),
   language: languageTag.nullable().optional(),
-  backchannel: z.boolean().nullable().optional(),
-  can_send_dtmf: z.boolean().nullable().optional(),
-  record_calls: z.boolean().nullable().optional(),
-  store_transcript: z.boolean().nullable().optional(),
-  webhook_include_recording_url: z.boolean().nullable().optional(),
-  webhook_include_transcript: z.boolean().nullable().optional(),
+  ...eachFlag(() => z.boolean().nullable().optional()),
   tools: Tools.nullable().optional(),
   variables: Variables.nullable().optional(),
   is_active: z.boolean().nullable().optional(),
@@ -220,6 +225,7 @@ export const AgentInfo = z.object({
   tool_webhook_url: z.string().nullable(),
   variables: z.array(z.unknown()),
   backchannel: z.boolean(),
+  interruptible_greeting: z.boolean(),
   can_send_dtmf: z.boolean(),
   ambience_level: z.number().int().nullable(),
   ambience_sound: z.string().nullable(),

@@ -1,9 +1,7 @@
 import { z } from 'zod';
+import { connectionBaseUrl, connectionInfoHead, connectionLabel, connectionUpdateBody, VerificationStatus } from './connections.js';
 
 // Carrier connections and numbers (contract §10), console door only.
-
-const label = z.string().trim().min(1).max(120);
-const baseUrl = z.string().trim().min(8).max(2048);
 
 export const E164 = z.string().regex(/^\+[1-9][0-9]{6,14}$/, 'must be an E.164 number such as +14155550100');
 
@@ -15,26 +13,18 @@ export const TwilioCredentialsBody = z.strictObject({
 
 export const CarrierCreateBody = z.strictObject({
   kind: z.literal('twilio'),
-  label,
+  label: connectionLabel,
   credentials: TwilioCredentialsBody,
-  base_url: baseUrl.nullable().optional(),
+  base_url: connectionBaseUrl.nullable().optional(),
 });
 
-export const CarrierUpdateBody = z.strictObject({
-  label: label.optional(),
-  credentials: TwilioCredentialsBody.optional(),
-  base_url: baseUrl.nullable().optional(),
-});
+export const CarrierUpdateBody = connectionUpdateBody(TwilioCredentialsBody);
 
 export const CarrierInfo = z.object({
-  id: z.uuid(),
-  project_id: z.uuid(),
-  kind: z.literal('twilio'),
-  label: z.string(),
-  base_url: z.string().nullable(),
+  ...connectionInfoHead({ kind: z.literal('twilio') }),
   account_sid: z.string(),
   token_hint: z.string(),
-  status: z.enum(['unverified', 'verified', 'invalid']),
+  status: VerificationStatus,
   status_detail: z.string().nullable(),
   revision: z.number().int(),
   created_at: z.iso.datetime(),

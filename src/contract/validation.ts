@@ -56,3 +56,6 @@ export const paging = {
 };
 
 export const uuid = z.uuid();
+
+/** The path parameters of a project's routes (`/…/projects/:project_id/…`). */
+export const ProjectPath = z.object({ project_id: z.uuid() });

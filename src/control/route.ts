@@ -8,7 +8,7 @@ import { rateHeaders, takeRequest } from './auth/rate-limit.js';
 import type { AuthKind, Caller, Out, RouteDef, RouteInput, Schema } from './route-def.js';
 import type { Scope } from '../contract/scopes.js';
 import type { ApiDocs } from './openapi.js';
-import { parseInput } from '../contract/validation.js';
+import { parseInput, ProjectPath } from '../contract/validation.js';
 
 // Every route is declared once with its zod schemas: the same declaration validates the
 // request, authenticates the caller and documents the route in /openapi.json.
@@ -75,8 +75,6 @@ export interface ProjectRouteDef<B extends Schema, Q extends Schema, P extends O
   machineProjectInPath?: boolean;
 }
 
-const projectParam = z.object({ project_id: z.uuid() });
-
 /**
  * Registers one operation on both doors: `/v2{path}` (API key with `scope`) and
  * `/console/v2/projects/:project_id{path}` (account session, project owned by the account).
@@ -87,7 +85,7 @@ export function defineProjectRoute<B extends Schema, Q extends Schema, P extends
   def: ProjectRouteDef<B, Q, P, H>,
   handler: (input: RouteInput<B, Q, P, H> & { project: ProjectCaller }) => Promise<unknown>,
 ): void {
-  const withProject = def.params ? projectParam.extend(def.params.shape) : projectParam;
+  const withProject = def.params ? ProjectPath.extend(def.params.shape) : ProjectPath;
   const machineUrl = def.machineProjectInPath ? `/v2/projects/:project_id${def.path}` : `/v2${def.path}`;
   const machineParams = def.machineProjectInPath ? withProject : def.params;
 
@@ -99,7 +97,7 @@ export function defineProjectRoute<B extends Schema, Q extends Schema, P extends
     // Another project's id in the path is indistinguishable from a missing project.
     authorize: async (caller: Caller, raw: Record<string, unknown>) => {
       if (!def.machineProjectInPath) return;
-      const parsed = projectParam.safeParse({ project_id: raw.project_id });
+      const parsed = ProjectPath.safeParse({ project_id: raw.project_id });
       if (parsed.success && parsed.data.project_id.toLowerCase() !== (caller as ApiKeyCaller).projectId) {
         throw errors.notFound('project not found');
       }
@@ -121,7 +119,7 @@ export function defineProjectRoute<B extends Schema, Q extends Schema, P extends
       params: withProject,
       // Ownership before validation: another owner's project answers 404 whatever the body.
       authorize: async (caller, raw) => {
-        const parsed = projectParam.safeParse({ project_id: raw.project_id });
+        const parsed = ProjectPath.safeParse({ project_id: raw.project_id });
         if (parsed.success) await loadOwnedProject(router.ctx, (caller as ConsoleCaller).accountId, parsed.data.project_id);
       },
     },

@@ -1,6 +1,6 @@
 import type { AppContext } from '../shared/app-context.js';
 import type { RegistryOptions } from '../providers/registry.js';
-import { INSIGHTS_ATTEMPTS, insightsJobs, startQueueWorker } from '../queues/index.js';
+import { INSIGHTS_ATTEMPTS, insightsJobs, startWorkerWithSweeper } from '../queues/index.js';
 import { analyseSession, RetryInsights, type AnalyseOutcome } from './analyse.js';
 import { startInsightsSweeper } from './sweeper.js';
 
@@ -27,7 +27,7 @@ export async function startInsightsWorker(ctx: AppContext, opts: InsightsWorkerO
   const stopSweeper =
     opts.sweeper === false ? async () => {} : startInsightsSweeper(ctx, { intervalMs: opts.sweepIntervalMs, graceMs: opts.pendingGraceMs });
 
-  const worker = await startQueueWorker(ctx, {
+  return startWorkerWithSweeper(ctx, stopSweeper, {
     queue: insightsJobs,
     concurrency: opts.concurrency ?? 4,
     failedMessage: 'insights job attempt failed',
@@ -47,13 +47,5 @@ export async function startInsightsWorker(ctx: AppContext, opts: InsightsWorkerO
         throw err; // BullMQ retries with the backoff above; the last attempt stores `failed` itself
       }
     },
-  }).catch(async (err: unknown) => {
-    await stopSweeper(); // a worker that never started leaves no sweeper behind
-    throw err;
   });
-
-  return async () => {
-    await stopSweeper();
-    await worker.close();
-  };
 }

@@ -4,5 +4,5 @@ export { bullPrefix } from './prefix.js';
 export * from './jobs.js';
 export { producerQueue } from './producer.js';
 export { addWithinTimeout, type AddFailureLog } from './add-within.js';
-export { startQueueWorker, type QueueWorker, type QueueWorkerSpec } from './worker.js';
+export { startQueueWorker, startWorkerWithSweeper, type QueueWorker, type QueueWorkerSpec } from './worker.js';
 export { PermanentJobError, parseJobData, forBullMQ } from './permanent.js';

@@ -16,19 +16,18 @@ export interface QueueDef<Data> {
   label: string;
 }
 
+/** A queue whose jobs take `jobOptions` and, like every queue's, are dropped once finished. */
+function defineQueue<Data>(def: Omit<QueueDef<Data>, 'defaultJobOptions'>, jobOptions: JobsOptions = {}): QueueDef<Data> {
+  return { ...def, defaultJobOptions: { ...jobOptions, removeOnComplete: true, removeOnFail: true } };
+}
+
 // Webhook deliveries: a delivery id and nothing else (no secret, no body, no URL).
 export const DELIVERY_QUEUE = 'webhook-deliveries';
 export const DELIVERY_JOB = 'deliver';
 export const DeliveryJobData = z.strictObject({ deliveryId: z.uuid() });
 export type DeliveryJobData = z.infer<typeof DeliveryJobData>;
 
-export const deliveryJobs: QueueDef<DeliveryJobData> = {
-  name: DELIVERY_QUEUE,
-  job: DELIVERY_JOB,
-  data: DeliveryJobData,
-  defaultJobOptions: { removeOnComplete: true, removeOnFail: true },
-  label: 'webhook',
-};
+export const deliveryJobs = defineQueue<DeliveryJobData>({ name: DELIVERY_QUEUE, job: DELIVERY_JOB, data: DeliveryJobData, label: 'webhook' });
 
 // Post-call insights: one job per session, its id the session id; the transcript only when it
 // was not stored.
@@ -43,13 +42,10 @@ const TranscriptEntry = z.object({ role: z.string(), text: z.string(), start_ms:
 export const InsightsJobData = z.strictObject({ sessionId: z.uuid(), transcript: z.array(TranscriptEntry).optional() });
 export type InsightsJobData = z.infer<typeof InsightsJobData>;
 
-export const insightsJobs: QueueDef<InsightsJobData> = {
-  name: INSIGHTS_QUEUE,
-  job: INSIGHTS_JOB,
-  data: InsightsJobData,
-  defaultJobOptions: { removeOnComplete: true, removeOnFail: true, attempts: INSIGHTS_ATTEMPTS, backoff: INSIGHTS_BACKOFF },
-  label: 'insights',
-};
+export const insightsJobs = defineQueue<InsightsJobData>(
+  { name: INSIGHTS_QUEUE, job: INSIGHTS_JOB, data: InsightsJobData, label: 'insights' },
+  { attempts: INSIGHTS_ATTEMPTS, backoff: INSIGHTS_BACKOFF },
+);
 
 // Outbound dials: the session id only; numbers, carrier and credentials are read from Postgres.
 export const DIAL_QUEUE = 'outbound-dials';
@@ -59,10 +55,7 @@ export const DIAL_ATTEMPTS = 4;
 export const DialJobData = z.strictObject({ sessionId: z.uuid() });
 export type DialJobData = z.infer<typeof DialJobData>;
 
-export const dialJobs: QueueDef<DialJobData> = {
-  name: DIAL_QUEUE,
-  job: DIAL_JOB,
-  data: DialJobData,
-  defaultJobOptions: { attempts: DIAL_ATTEMPTS, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: true },
-  label: 'dial',
-};
+export const dialJobs = defineQueue<DialJobData>(
+  { name: DIAL_QUEUE, job: DIAL_JOB, data: DialJobData, label: 'dial' },
+  { attempts: DIAL_ATTEMPTS, backoff: { type: 'exponential', delay: 2000 } },
+);

@@ -63,3 +63,22 @@ export async function startQueueWorker<Data>(ctx: AppContext, spec: QueueWorkerS
     },
   };
 }
+
+/**
+ * Starts a queue worker beside its sweeper, already running (`stopSweeper` stops it): a worker
+ * that never starts leaves no sweeper behind. Resolves to a stop function: sweeper, then worker.
+ */
+export async function startWorkerWithSweeper<Data>(
+  ctx: AppContext,
+  stopSweeper: () => Promise<void>,
+  spec: QueueWorkerSpec<Data>,
+): Promise<() => Promise<void>> {
+  const worker = await startQueueWorker(ctx, spec).catch(async (err: unknown) => {
+    await stopSweeper();
+    throw err;
+  });
+  return async () => {
+    await stopSweeper();
+    await worker.close();
+  };
+}

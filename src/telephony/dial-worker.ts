@@ -1,5 +1,5 @@
 import type { AppContext } from '../shared/app-context.js';
-import { dialJobs, startQueueWorker } from '../queues/index.js';
+import { dialJobs, startWorkerWithSweeper } from '../queues/index.js';
 import { DialRetry, processDial, type DialOutcome } from './dial.js';
 import { startTelephonySweeper } from './sweeper.js';
 
@@ -16,7 +16,7 @@ export interface TelephonyWorkerOptions {
 /** The outbound dial worker (and the telephony sweeper); resolves to a stop function. */
 export async function startTelephonyWorkers(ctx: AppContext, opts: TelephonyWorkerOptions = {}): Promise<() => Promise<void>> {
   const stopSweeper = opts.sweeper === false ? async () => {} : startTelephonySweeper(ctx, opts.sweepIntervalMs);
-  const worker = await startQueueWorker(ctx, {
+  return startWorkerWithSweeper(ctx, stopSweeper, {
     queue: dialJobs,
     concurrency: opts.concurrency ?? 16,
     process: async ({ sessionId }, job) => {
@@ -32,12 +32,5 @@ export async function startTelephonyWorkers(ctx: AppContext, opts: TelephonyWork
         throw err;
       }
     },
-  }).catch(async (err: unknown) => {
-    await stopSweeper(); // a worker that never started leaves no sweeper behind
-    throw err;
   });
-  return async () => {
-    await stopSweeper();
-    await worker.close();
-  };
 }

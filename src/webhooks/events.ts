@@ -1,6 +1,6 @@
 import type { AppContext } from '../shared/app-context.js';
 import { findAgentWebhookTarget } from '../db/repos/agents.js';
-import { insertDeliveries, type DeliveryInsert } from '../db/repos/webhook-deliveries.js';
+import { endpointDelivery, insertDeliveries, type DeliveryInsert } from '../db/repos/webhook-deliveries.js';
 import { insertWebhookEvent } from '../db/repos/webhook-events.js';
 import { listSubscribedEndpoints } from '../db/repos/webhooks.js';
 import type { Tx } from '../shared/sql.js';
@@ -41,17 +41,8 @@ export async function emitCallEvent(tx: Tx, ctx: AppContext, input: CallEventInp
   const session = toJson(input.session);
   const eventId = await insertWebhookEvent(tx, { projectId: input.projectId, type: input.type, data: { session }, createdAt: now });
   const endpoints = await listSubscribedEndpoints(tx, input.projectId, input.type);
-  const rows: DeliveryInsert[] = endpoints.map((ep) => ({
-    eventId,
-    projectId: input.projectId,
-    eventType: input.type,
-    kind: 'endpoint',
-    endpointId: ep.id,
-    endpointRevision: ep.revision,
-    agentId: null,
-    url: ep.url,
-    data: null,
-  }));
+  const event = { eventId, projectId: input.projectId, eventType: input.type };
+  const rows: DeliveryInsert[] = endpoints.map((ep) => endpointDelivery(event, ep));
 
   if (input.agentId) {
     const agent = await findAgentWebhookTarget(tx, input.projectId, input.agentId);
@@ -60,9 +51,7 @@ export async function emitCallEvent(tx: Tx, ctx: AppContext, input: CallEventInp
       if (agent.webhook_include_transcript) data.transcript = toJson(input.transcript ?? []);
       if (agent.webhook_include_recording_url) data.recording_url = input.recordingUrl ?? null;
       rows.push({
-        eventId,
-        projectId: input.projectId,
-        eventType: input.type,
+        ...event,
         kind: 'agent',
         endpointId: null,
         endpointRevision: null,

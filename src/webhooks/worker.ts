@@ -2,7 +2,7 @@ import postgres from 'postgres';
 import type { AppContext } from '../shared/app-context.js';
 import type { Sql } from '../shared/sql.js';
 import { processDelivery, DELIVERY_TIMEOUT_MS, type Outcome, type ProcessorDeps } from './processor.js';
-import { deliveryJobs, startQueueWorker } from '../queues/index.js';
+import { deliveryJobs, startWorkerWithSweeper } from '../queues/index.js';
 import { enqueueDeliveries } from './queue.js';
 import { createSender } from './sender.js';
 import type { Resolver } from '../shared/net/address-policy.js';
@@ -77,7 +77,7 @@ export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOp
       ? async () => {}
       : startSweeper(ctx, { intervalMs: opts.sweepIntervalMs ?? 1_000, overdueGraceMs: opts.overdueGraceMs ?? 5_000 });
 
-  const worker = await startQueueWorker(ctx, {
+  const stopWorker = await startWorkerWithSweeper(ctx, stopSweeper, {
     queue: deliveryJobs,
     concurrency: opts.concurrency ?? 64,
     // Auto-pipelining: commands of concurrent jobs issued in one tick leave in one socket write.
@@ -98,14 +98,10 @@ export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOp
         );
       }
     },
-  }).catch(async (err: unknown) => {
-    await stopSweeper(); // a worker that never started leaves no sweeper behind
-    throw err;
   });
 
   return async () => {
-    await stopSweeper();
-    await worker.close();
+    await stopWorker();
     await sender.close();
     await sql.end({ timeout: 5 });
   };

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../shared/app-context.js';
 import { carrierErrors } from '../../shared/errors.js';
 import type { Db } from '../../shared/sql.js';
+import { connectionChanges, dropConnection, openCredentials, recordConnectionVerification, reviseConnection } from './connections.js';
+import type { ConnectionChanges, ConnectionRow, VerificationResult, VerificationStatus } from './connections.js';
 import { bumpProjectRevision } from './projects.js';
 
 // Carrier connections (contract §10). The credentials ({account_sid, auth_token}) are sealed
@@ -9,7 +11,7 @@ import { bumpProjectRevision } from './projects.js';
 // row does not decrypt. The auth token is never returned: only its last four characters.
 
 export type CarrierKind = 'twilio';
-export type CarrierStatus = 'unverified' | 'verified' | 'invalid';
+export type CarrierStatus = VerificationStatus;
 
 export interface CarrierInfo {
   id: string;
@@ -33,8 +35,16 @@ export interface CarrierCredentials {
 
 const COLUMNS = ['id', 'project_id', 'kind', 'label', 'base_url', 'account_sid', 'token_hint', 'status', 'status_detail', 'revision', 'created_at', 'updated_at'];
 
+const rowOf = (projectId: string, carrierId: string): ConnectionRow => ({ table: 'carriers', columns: COLUMNS, projectId, id: carrierId });
+
 export const tokenHint = (token: string) => token.slice(-4);
 const seal = (ctx: AppContext, carrierId: string, c: CarrierCredentials) => ctx.keyring.encrypt(JSON.stringify(c), carrierId);
+/** The columns new credentials set. */
+const credentialColumns = (ctx: AppContext, carrierId: string, c: CarrierCredentials) => ({
+  credentials_sealed: seal(ctx, carrierId, c),
+  account_sid: c.account_sid,
+  token_hint: tokenHint(c.auth_token),
+});
 
 export async function createCarrier(
   ctx: AppContext,
@@ -74,32 +84,14 @@ export async function getCarrier(sql: Db, projectId: string, carrierId: string, 
   return row;
 }
 
-export async function updateCarrier(
-  ctx: AppContext,
-  projectId: string,
-  carrierId: string,
-  changes: { label?: string; credentials?: CarrierCredentials; baseUrl?: string | null },
-): Promise<CarrierInfo> {
+export type CarrierChanges = ConnectionChanges & { credentials?: CarrierCredentials };
+
+export async function updateCarrier(ctx: AppContext, projectId: string, carrierId: string, changes: CarrierChanges): Promise<CarrierInfo> {
+  const { credentials } = changes;
   return ctx.sql.begin(async (tx) => {
     const current = await getCarrier(tx, projectId, carrierId, { lock: true });
-    const set: Record<string, string | null> = { label: changes.label ?? current.label };
-    let reverify = false;
-    if (changes.credentials !== undefined) {
-      set.credentials_sealed = seal(ctx, carrierId, changes.credentials);
-      set.account_sid = changes.credentials.account_sid;
-      set.token_hint = tokenHint(changes.credentials.auth_token);
-      reverify = true;
-    }
-    if (changes.baseUrl !== undefined && changes.baseUrl !== current.base_url) {
-      set.base_url = changes.baseUrl;
-      reverify = true;
-    }
-    if (reverify) Object.assign(set, { status: 'unverified', status_detail: null });
-    const [row] = await tx<CarrierInfo[]>`
-      update carriers set ${tx(set)}, revision = revision + 1, updated_at = now()
-      where id = ${carrierId} returning ${tx(COLUMNS)}`;
-    await bumpProjectRevision(tx, projectId);
-    return row;
+    const set = connectionChanges(current, changes, credentials === undefined ? null : credentialColumns(ctx, carrierId, credentials));
+    return reviseConnection<CarrierInfo>(tx, rowOf(projectId, carrierId), set);
   });
 }
 
@@ -113,38 +105,21 @@ export async function deleteCarrier(ctx: AppContext, projectId: string, carrierI
     const [{ n }] = await tx<{ n: number }[]>`
       select count(*)::int as n from carrier_numbers where carrier_id = ${carrierId} and deleted_at is null`;
     if (n > 0) throw carrierErrors.carrierHasNumbers(n);
-    const [row] = await tx<CarrierInfo[]>`
-      update carriers
-      set deleted_at = now(), credentials_sealed = null, revision = revision + 1, updated_at = now()
-      where id = ${carrierId} returning ${tx(COLUMNS)}`;
-    await bumpProjectRevision(tx, projectId);
-    return row;
+    return dropConnection<CarrierInfo>(tx, rowOf(projectId, carrierId));
   });
 }
 
 /** The decrypted credentials of a live carrier, or null. Never log them, never queue them. */
 export async function getCarrierCredentials(ctx: AppContext, carrierId: string): Promise<CarrierCredentials | null> {
-  const [row] = await ctx.sql<{ credentials_sealed: string | null }[]>`
-    select credentials_sealed from carriers where id = ${carrierId} and deleted_at is null`;
-  if (!row?.credentials_sealed) return null;
-  return JSON.parse(ctx.keyring.decrypt(row.credentials_sealed, carrierId)) as CarrierCredentials;
+  return openCredentials<CarrierCredentials>(ctx, 'carriers', carrierId);
 }
 
 /**
  * Stores a verification result, but only if the carrier did not change while Twilio was being
  * asked: a result for old credentials must not mark new ones verified.
  */
-export async function recordCarrierVerification(
-  ctx: AppContext,
-  projectId: string,
-  carrierId: string,
-  revision: number,
-  result: { status: CarrierStatus; detail: string | null },
-): Promise<CarrierInfo> {
-  const [row] = await ctx.sql<CarrierInfo[]>`
-    update carriers set status = ${result.status}, status_detail = ${result.detail}, updated_at = now()
-    where id = ${carrierId} and project_id = ${projectId} and revision = ${revision} and deleted_at is null
-    returning ${ctx.sql(COLUMNS)}`;
+export async function recordCarrierVerification(ctx: AppContext, projectId: string, carrierId: string, revision: number, result: VerificationResult): Promise<CarrierInfo> {
+  const row = await recordConnectionVerification<CarrierInfo>(ctx, rowOf(projectId, carrierId), revision, result);
   return row ?? getCarrier(ctx.sql, projectId, carrierId);
 }
 

@@ -3,13 +3,15 @@ import type { AppContext } from '../../shared/app-context.js';
 import type { Provider } from '../../contract/catalogue.js';
 import { errors } from '../../shared/errors.js';
 import type { Db } from '../../shared/sql.js';
+import { connectionChanges, dropConnection, openCredentials, recordConnectionVerification, reviseConnection } from './connections.js';
+import type { ConnectionChanges, ConnectionRow, VerificationResult, VerificationStatus } from './connections.js';
 import { bumpProjectRevision, lockProject } from './projects.js';
 
 // Bring-your-own-key provider accounts. The API key is sealed under the keyring with the
 // account id as associated data (a sealed key moved to another row does not decrypt) and is
 // never returned: only its last four characters (key_hint).
 
-export type AccountStatus = 'unverified' | 'verified' | 'invalid';
+export type AccountStatus = VerificationStatus;
 
 export interface ProviderAccountInfo {
   id: string;
@@ -26,6 +28,8 @@ export interface ProviderAccountInfo {
 }
 
 const COLUMNS = ['id', 'project_id', 'provider', 'label', 'base_url', 'status', 'status_detail', 'key_hint', 'revision', 'created_at', 'updated_at'];
+
+const rowOf = (projectId: string, accountId: string): ConnectionRow => ({ table: 'provider_accounts', columns: COLUMNS, projectId, id: accountId });
 
 export const keyHint = (apiKey: string) => apiKey.slice(-4);
 const seal = (ctx: AppContext, accountId: string, apiKey: string) => ctx.keyring.encrypt(JSON.stringify({ api_key: apiKey }), accountId);
@@ -76,27 +80,14 @@ export async function updateProviderAccount(
   ctx: AppContext,
   projectId: string,
   accountId: string,
-  changes: { label?: string; apiKey?: string; baseUrl?: string | null },
+  changes: ConnectionChanges & { apiKey?: string },
 ): Promise<ProviderAccountInfo> {
+  const { apiKey } = changes;
   return ctx.sql.begin(async (tx) => {
     const current = await getProviderAccount(tx, projectId, accountId);
-    const set: Record<string, string | null> = { label: changes.label ?? current.label };
-    let reverify = false;
-    if (changes.apiKey !== undefined) {
-      set.credentials_sealed = seal(ctx, accountId, changes.apiKey);
-      set.key_hint = keyHint(changes.apiKey);
-      reverify = true;
-    }
-    if (changes.baseUrl !== undefined && changes.baseUrl !== current.base_url) {
-      set.base_url = changes.baseUrl;
-      reverify = true;
-    }
-    if (reverify) Object.assign(set, { status: 'unverified', status_detail: null });
-    const [row] = await tx<ProviderAccountInfo[]>`
-      update provider_accounts set ${tx(set)}, revision = revision + 1, updated_at = now()
-      where id = ${accountId} returning ${tx(COLUMNS)}`;
-    await bumpProjectRevision(tx, projectId);
-    return row;
+    const newKey = apiKey === undefined ? null : { credentials_sealed: seal(ctx, accountId, apiKey), key_hint: keyHint(apiKey) };
+    const set = connectionChanges(current, changes, newKey);
+    return reviseConnection<ProviderAccountInfo>(tx, rowOf(projectId, accountId), set);
   });
 }
 
@@ -119,38 +110,22 @@ export async function deleteProviderAccount(ctx: AppContext, projectId: string, 
     if (users > 0) {
       throw errors.conflict(`provider account is used by ${users} active agent${users === 1 ? '' : 's'}`);
     }
-    const [row] = await tx<ProviderAccountInfo[]>`
-      update provider_accounts
-      set deleted_at = now(), credentials_sealed = null, revision = revision + 1, updated_at = now()
-      where id = ${accountId} returning ${tx(COLUMNS)}`;
-    await bumpProjectRevision(tx, projectId);
-    return row;
+    return dropConnection<ProviderAccountInfo>(tx, rowOf(projectId, accountId));
   });
 }
 
 /** The decrypted API key of a live account, or null (`local`, or no such account). Never log it. */
 export async function getProviderApiKey(ctx: AppContext, accountId: string): Promise<string | null> {
-  const [row] = await ctx.sql<{ credentials_sealed: string | null }[]>`
-    select credentials_sealed from provider_accounts where id = ${accountId} and deleted_at is null`;
-  if (!row?.credentials_sealed) return null;
-  return (JSON.parse(ctx.keyring.decrypt(row.credentials_sealed, accountId)) as { api_key: string }).api_key;
+  const credentials = await openCredentials<{ api_key: string }>(ctx, 'provider_accounts', accountId);
+  return credentials === null ? null : credentials.api_key;
 }
 
 /**
  * Records a verification result, but only if the account was not changed while the provider
  * was being asked (a result for old credentials must not mark new ones verified).
  */
-export async function recordVerification(
-  ctx: AppContext,
-  projectId: string,
-  accountId: string,
-  revision: number,
-  result: { status: AccountStatus; detail: string | null },
-): Promise<ProviderAccountInfo> {
-  const [row] = await ctx.sql<ProviderAccountInfo[]>`
-    update provider_accounts set status = ${result.status}, status_detail = ${result.detail}, updated_at = now()
-    where id = ${accountId} and project_id = ${projectId} and revision = ${revision} and deleted_at is null
-    returning ${ctx.sql(COLUMNS)}`;
+export async function recordVerification(ctx: AppContext, projectId: string, accountId: string, revision: number, result: VerificationResult): Promise<ProviderAccountInfo> {
+  const row = await recordConnectionVerification<ProviderAccountInfo>(ctx, rowOf(projectId, accountId), revision, result);
   return row ?? getProviderAccount(ctx.sql, projectId, accountId);
 }
 

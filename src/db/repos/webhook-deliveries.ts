@@ -28,6 +28,24 @@ export interface DeliveryInsert {
   dedupeKey?: string | null;
 }
 
+/** A delivery of an event to a project endpoint, at the endpoint's current revision, with the event's own data. */
+export function endpointDelivery(
+  event: { eventId: string; projectId: string; eventType: string },
+  endpoint: { id: string; url: string; revision: number },
+  dedupeKey: string | null = null,
+): DeliveryInsert {
+  return {
+    ...event,
+    kind: 'endpoint',
+    endpointId: endpoint.id,
+    endpointRevision: endpoint.revision,
+    agentId: null,
+    url: endpoint.url,
+    data: null,
+    dedupeKey,
+  };
+}
+
 /** Inserts deliveries (inside the caller's transaction) due after the schedule's first delay. */
 export async function insertDeliveries(tx: Tx, ctx: AppContext, rows: DeliveryInsert[]): Promise<DueDelivery[]> {
   if (rows.length === 0) return [];

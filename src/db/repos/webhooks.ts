@@ -4,7 +4,7 @@ import { KeyringError } from '../../shared/crypto/keyring.js';
 import { newWebhookSecret } from '../../shared/crypto/tokens.js';
 import { errors } from '../../shared/errors.js';
 import type { Tx } from '../../shared/sql.js';
-import { insertDeliveries, type DeliveryInsert } from './webhook-deliveries.js';
+import { endpointDelivery, insertDeliveries } from './webhook-deliveries.js';
 import type { DueDelivery } from './webhook-deliveries.js';
 import { insertWebhookEvent } from './webhook-events.js';
 
@@ -115,18 +115,7 @@ export async function pingEndpoint(ctx: AppContext, projectId: string, endpointI
     const base = { endpoint_id: ep.id, event_type: 'webhook.ping' as const };
     if (existing) return { ...base, delivery_id: existing.id as string, queued: false, due: [] };
     const eventId = await insertWebhookEvent(tx, { projectId, type: 'webhook.ping', data: { endpoint_id: ep.id }, createdAt: now });
-    const delivery: DeliveryInsert = {
-      eventId,
-      projectId,
-      eventType: 'webhook.ping',
-      kind: 'endpoint',
-      endpointId: ep.id,
-      endpointRevision: ep.revision,
-      agentId: null,
-      url: ep.url,
-      data: null,
-      dedupeKey,
-    };
+    const delivery = endpointDelivery({ eventId, projectId, eventType: 'webhook.ping' }, ep, dedupeKey);
     const [due] = await insertDeliveries(tx, ctx, [delivery]);
     return { ...base, delivery_id: due.id, queued: true, due: [due] };
   });

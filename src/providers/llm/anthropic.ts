@@ -2,8 +2,9 @@ import type { z } from 'zod';
 import { httpError, protocolError, ProviderError, safeCode } from '../errors.js';
 import { parseJsonObject } from '../json.js';
 import type { AdapterOptions, LlmAdapter, LlmEvent, LlmFinishReason, LlmMessage, LlmRequest } from '../types.js';
-import { resolveTimeouts } from '../types.js';
-import { joinUrl, openHttpStream } from './http.js';
+import { ANTHROPIC, ANTHROPIC_VERSION } from '../hosts.js';
+import { providerCall, type ProviderApi } from '../provider-call.js';
+import { openHttpStream } from './http.js';
 import { parseSse, type SseEvent } from './sse.js';
 import { isMappedType, JsonDelta, StreamEvent, TextBlock, TextDelta, ToolUseBlock } from './anthropic-events.js';
 
@@ -14,9 +15,7 @@ import { isMappedType, JsonDelta, StreamEvent, TextBlock, TextDelta, ToolUseBloc
 // `tool_use` blocks on the assistant turn and answers are `tool_result` blocks on a user turn;
 // consecutive turns of one role are merged (the API wants them alternating).
 
-export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
-export const ANTHROPIC_VERSION = '2023-06-01';
-const PROVIDER = 'Anthropic';
+const PROVIDER = ANTHROPIC.name;
 const DEFAULT_MAX_TOKENS = 1024;
 /** Stands in for the caller when the conversation starts with the agent (its greeting). */
 export const CALL_STARTED = '(The call has connected.)';
@@ -25,6 +24,8 @@ export const CALL_STARTED = '(The call has connected.)';
 export function anthropicErrorCode(body: unknown): string | undefined {
   return safeCode((body as { error?: { type?: unknown } } | undefined)?.error?.type);
 }
+
+const ANTHROPIC_API: ProviderApi = { ...ANTHROPIC, errorCode: anthropicErrorCode };
 
 type Block =
   | { type: 'text'; text: string }
@@ -124,22 +125,9 @@ export class AnthropicLlm implements LlmAdapter {
     if (req.temperature !== undefined) body.temperature = req.temperature;
     if (req.tools?.length) body.tools = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
 
-    const http = await openHttpStream({
-      provider: PROVIDER,
-      url: joinUrl(this.opts.baseUrl || ANTHROPIC_BASE_URL, '/v1/messages'),
-      headers: {
-        'content-type': 'application/json',
-        accept: 'text/event-stream',
-        'anthropic-version': ANTHROPIC_VERSION,
-        ...(this.opts.apiKey ? { 'x-api-key': this.opts.apiKey } : {}),
-      },
-      body: JSON.stringify(body),
-      timeouts: resolveTimeouts(this.opts.timeouts),
-      retries: this.opts.connectRetries ?? 2,
-      allowPrivate: this.opts.allowPrivateUrls,
-      signal: req.signal,
-      errorCode: anthropicErrorCode,
-    });
+    const headers = { 'content-type': 'application/json', accept: 'text/event-stream', 'anthropic-version': ANTHROPIC_VERSION };
+    const call = providerCall(ANTHROPIC_API, this.opts, { path: '/v1/messages', headers, signal: req.signal });
+    const http = await openHttpStream({ ...call, body: JSON.stringify(body) });
 
     const blocks = new Map<number, { kind: 'text' } | { kind: 'tool'; id: string; name: string; json: string } | { kind: 'other' }>();
     let inputTokens = 0;

@@ -67,25 +67,22 @@ function causeCode(err: unknown): string | undefined {
 }
 
 /** undici types a body as ReadableStream<any>; a fetch body is bytes. */
-function bodyReader(res: Response): ReadableStreamDefaultReader<Uint8Array> | undefined {
-  return (res.body as ReadableStream<Uint8Array> | null)?.getReader();
+function bodyStream(res: Response): ReadableStream<Uint8Array> | null {
+  return res.body as ReadableStream<Uint8Array> | null;
 }
 
+/**
+ * The error body as JSON, or undefined. Read up to and including the chunk that passes
+ * MAX_ERROR_BODY (a body that ends there still parses); leaving the loop cancels the rest.
+ */
 async function readErrorBody(res: Response): Promise<unknown> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
   try {
-    const reader = bodyReader(res);
-    if (!reader) return undefined;
-    const parts: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      parts.push(value);
-      if (size > MAX_ERROR_BODY) {
-        await reader.cancel();
-        break;
-      }
+    for await (const chunk of bodyStream(res) ?? []) {
+      parts.push(chunk);
+      size += chunk.byteLength;
+      if (size > MAX_ERROR_BODY) break;
     }
     return JSON.parse(Buffer.concat(parts).toString('utf8'));
   } catch {
@@ -154,7 +151,7 @@ export async function openHttpStream(call: HttpCall): Promise<HttpStream> {
       throw httpError({ provider, status: res.status, code: call.errorCode(body), retryAfterMs: parseRetryAfter(res.headers) });
     }
 
-    const reader = bodyReader(res);
+    const reader = bodyStream(res)?.getReader();
     let finished = false;
     const cancel = () => {
       cleanup();

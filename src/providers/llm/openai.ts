@@ -1,7 +1,8 @@
 import { protocolError, ProviderError, safeCode } from '../errors.js';
 import type { AdapterOptions, LlmAdapter, LlmEvent, LlmFinishReason, LlmMessage, LlmRequest, LlmTool, LlmToolCall } from '../types.js';
-import { resolveTimeouts } from '../types.js';
-import { joinUrl, openHttpStream } from './http.js';
+import { OPENAI } from '../hosts.js';
+import { providerCall, type ProviderApi } from '../provider-call.js';
+import { openHttpStream } from './http.js';
 import { parseSse } from './sse.js';
 
 // OpenAI chat completions (POST /v1/chat/completions, stream: true). The answer is SSE:
@@ -11,14 +12,16 @@ import { parseSse } from './sse.js';
 // they are assembled here and emitted whole. With stream_options.include_usage the last
 // chunk has `choices: []` and `usage`. Also works against compatible servers via baseUrl.
 
-export const OPENAI_BASE_URL = 'https://api.openai.com';
-const PROVIDER = 'OpenAI';
+const PROVIDER = OPENAI.name;
 
 /** `{"error":{"message","type","param","code"}}` → code (or type). Never the message. */
 export function openAiErrorCode(body: unknown): string | undefined {
   const e = (body as { error?: { code?: unknown; type?: unknown } } | undefined)?.error;
   return safeCode(e?.code) ?? safeCode(e?.type);
 }
+
+/** OpenAI's API (or a compatible server's) as the OpenAI adapters call it. */
+export const OPENAI_API: ProviderApi = { ...OPENAI, errorCode: openAiErrorCode };
 
 export function toOpenAiMessages(messages: LlmMessage[]): unknown[] {
   return messages.map((m) => {
@@ -95,21 +98,9 @@ export class OpenAiLlm implements LlmAdapter {
       else body.max_tokens = req.maxTokens;
     }
 
-    const http = await openHttpStream({
-      provider: PROVIDER,
-      url: joinUrl(this.opts.baseUrl || OPENAI_BASE_URL, '/v1/chat/completions'),
-      headers: {
-        'content-type': 'application/json',
-        accept: 'text/event-stream',
-        ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}),
-      },
-      body: JSON.stringify(body),
-      timeouts: resolveTimeouts(this.opts.timeouts),
-      retries: this.opts.connectRetries ?? 2,
-      allowPrivate: this.opts.allowPrivateUrls,
-      signal: req.signal,
-      errorCode: openAiErrorCode,
-    });
+    const headers = { 'content-type': 'application/json', accept: 'text/event-stream' };
+    const call = providerCall(OPENAI_API, this.opts, { path: '/v1/chat/completions', headers, signal: req.signal });
+    const http = await openHttpStream({ ...call, body: JSON.stringify(body) });
 
     const calls = new Map<number, { id: string; name: string; args: string }>();
     let finish: LlmFinishReason | null = null;

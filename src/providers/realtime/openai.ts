@@ -1,10 +1,9 @@
 import type WebSocket from 'ws';
 import { abortedError, ProviderError, protocolError, safeCode, timeoutError } from '../errors.js';
 import type { AdapterOptions, RealtimeAdapter, RealtimeEvent, RealtimeResponseOptions, RealtimeSession, RealtimeSessionConfig, Timeouts } from '../types.js';
-import { resolveTimeouts } from '../types.js';
 import { parseJsonObject } from '../json.js';
-import { joinUrl } from '../llm/http.js';
-import { OPENAI_BASE_URL, openAiErrorCode } from '../llm/openai.js';
+import { OPENAI_API } from '../llm/openai.js';
+import { providerCall, type ProviderApi } from '../provider-call.js';
 import { FunctionCallItem, isMappedType, ServerEvent } from './openai-events.js';
 import { AsyncQueue } from './queue.js';
 import { closeError, connectWs, pcmToBase64 } from './ws.js';
@@ -22,6 +21,7 @@ import { closeError, connectWs, pcmToBase64 } from './ws.js';
 // response.output_item.done (function calls), response.done, error.
 
 const PROVIDER = 'OpenAI Realtime';
+const REALTIME_API: ProviderApi = { ...OPENAI_API, name: PROVIDER };
 export const REALTIME_RATE_HZ = 24000;
 /** Errors that only say a cancel/truncate raced the end of a response. */
 const BENIGN = new Set(['response_cancel_not_active']);
@@ -85,19 +85,10 @@ export class OpenAiRealtime implements RealtimeAdapter {
   ) {}
 
   async connect(o: { session?: RealtimeSessionConfig; signal: AbortSignal }): Promise<RealtimeSession> {
-    const timeouts = resolveTimeouts(this.opts.timeouts);
-    const base = (this.opts.baseUrl || OPENAI_BASE_URL).replace(/^http/, 'ws');
-    const ws = await connectWs({
-      provider: PROVIDER,
-      url: `${joinUrl(base, '/v1/realtime')}?${new URLSearchParams({ model: this.model })}`,
-      headers: this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {},
-      timeouts,
-      retries: this.opts.connectRetries ?? 2,
-      allowPrivate: this.opts.allowPrivateUrls,
-      signal: o.signal,
-      errorCode: openAiErrorCode,
-    });
-    const session = new OpenAiRealtimeSession(ws, this.model, timeouts, o.signal);
+    const query = new URLSearchParams({ model: this.model });
+    const call = providerCall(REALTIME_API, this.opts, { path: '/v1/realtime', query, signal: o.signal, websocket: true });
+    const ws = await connectWs(call);
+    const session = new OpenAiRealtimeSession(ws, this.model, call.timeouts, o.signal);
     await session.ready; // session.created, or the error that came instead
     if (o.session) session.update(o.session);
     return session;

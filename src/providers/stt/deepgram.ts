@@ -2,10 +2,9 @@ import type WebSocket from 'ws';
 import { z } from 'zod';
 import { abortedError, ProviderError, protocolError, timeoutError } from '../errors.js';
 import type { AdapterOptions, SttAdapter, SttEvent, SttOpenOptions, SttSession } from '../types.js';
-import { resolveTimeouts } from '../types.js';
 import { parseJsonObject } from '../json.js';
-import { joinUrl } from '../llm/http.js';
-import { deepgramErrorCode, DEEPGRAM_BASE_URL } from '../tts/deepgram.js';
+import { providerCall } from '../provider-call.js';
+import { DEEPGRAM_API } from '../tts/deepgram.js';
 import { AsyncQueue } from '../realtime/queue.js';
 import { closeError, connectWs } from '../realtime/ws.js';
 
@@ -17,7 +16,7 @@ import { closeError, connectWs } from '../realtime/ws.js';
 // last Results and Metadata, then closes). Down come Results (is_final, speech_final),
 // UtteranceEnd, SpeechStarted and Metadata.
 
-const PROVIDER = 'Deepgram';
+const PROVIDER = DEEPGRAM_API.name;
 export const KEEPALIVE_MS = 4000;
 /** Deepgram's minimum for utterance_end_ms. */
 const MIN_UTTERANCE_END_MS = 1000;
@@ -36,7 +35,6 @@ export class DeepgramStt implements SttAdapter {
   constructor(private readonly opts: DeepgramSttOptions) {}
 
   async open(o: SttOpenOptions): Promise<SttSession> {
-    const timeouts = resolveTimeouts(this.opts.timeouts);
     const endpointingMs = o.endpointingMs ?? 500;
     const q = new URLSearchParams({
       model: this.opts.model,
@@ -50,18 +48,9 @@ export class DeepgramStt implements SttAdapter {
       ...(o.language ? { language: o.language } : {}),
       ...(this.opts.extraQuery ?? {}),
     });
-    const base = (this.opts.baseUrl || DEEPGRAM_BASE_URL).replace(/^http/, 'ws');
-    const ws = await connectWs({
-      provider: PROVIDER,
-      url: `${joinUrl(base, '/v1/listen')}?${q}`,
-      headers: this.opts.apiKey ? { authorization: `Token ${this.opts.apiKey}` } : {},
-      timeouts,
-      retries: this.opts.connectRetries ?? 2,
-      allowPrivate: this.opts.allowPrivateUrls,
-      signal: o.signal,
-      errorCode: deepgramErrorCode,
-    });
-    return new DeepgramSession(ws, o.signal, timeouts.idleMs, this.opts.keepAliveMs ?? KEEPALIVE_MS);
+    const call = providerCall(DEEPGRAM_API, this.opts, { path: '/v1/listen', query: q, signal: o.signal, websocket: true });
+    const ws = await connectWs(call);
+    return new DeepgramSession(ws, o.signal, call.timeouts.idleMs, this.opts.keepAliveMs ?? KEEPALIVE_MS);
   }
 }
 

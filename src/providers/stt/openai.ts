@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { protocolError } from '../errors.js';
 import type { AdapterOptions, SttAdapter, SttOpenOptions, SttSession } from '../types.js';
-import { resolveTimeouts } from '../types.js';
-import { joinUrl, openHttpStream, parseJsonBody, readAll } from '../llm/http.js';
-import { OPENAI_BASE_URL, openAiErrorCode } from '../llm/openai.js';
+import { openHttpStream, parseJsonBody, readAll } from '../llm/http.js';
+import { OPENAI_API } from '../llm/openai.js';
+import { providerCall } from '../provider-call.js';
 import { encodeWav } from '../tts/pcm.js';
 import { UtteranceSession } from './utterance.js';
 
@@ -11,7 +11,7 @@ import { UtteranceSession } from './utterance.js';
 // (a WAV we build from the utterance), `model`, `language` (ISO-639-1), `response_format=json`)
 // → {"text"}. Speech is segmented by the engine's VAD: each commit() is one upload.
 
-const PROVIDER = 'OpenAI';
+const PROVIDER = OPENAI_API.name;
 
 export interface OpenAiSttOptions extends AdapterOptions {
   model: string;
@@ -36,23 +36,13 @@ export class OpenAiStt implements SttAdapter {
   constructor(private readonly opts: OpenAiSttOptions) {}
 
   async open(o: SttOpenOptions): Promise<SttSession> {
-    const timeouts = resolveTimeouts(this.opts.timeouts);
     const language = o.language?.split('-')[0]?.toLowerCase();
     const transcribe = async (pcm: Int16Array, signal: AbortSignal): Promise<string> => {
       const fields: Record<string, string> = { model: this.opts.model, response_format: 'json' };
       if (language && /^[a-z]{2,3}$/.test(language)) fields.language = language;
       const { body, contentType } = multipart(fields, { name: 'file', filename: 'utterance.wav', type: 'audio/wav', data: encodeWav(pcm, o.sampleRateHz) });
-      const http = await openHttpStream({
-        provider: PROVIDER,
-        url: joinUrl(this.opts.baseUrl || OPENAI_BASE_URL, '/v1/audio/transcriptions'),
-        headers: { 'content-type': contentType, ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}) },
-        body,
-        timeouts,
-        retries: this.opts.connectRetries ?? 2,
-        allowPrivate: this.opts.allowPrivateUrls,
-        signal,
-        errorCode: openAiErrorCode,
-      });
+      const call = providerCall(OPENAI_API, this.opts, { path: '/v1/audio/transcriptions', headers: { 'content-type': contentType }, signal });
+      const http = await openHttpStream({ ...call, body });
       const json = parseJsonBody(PROVIDER, await readAll(http)) as { text?: unknown };
       if (typeof json?.text !== 'string') throw protocolError(PROVIDER, 'a transcription without text');
       return json.text;

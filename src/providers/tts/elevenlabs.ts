@@ -1,9 +1,9 @@
 import type WebSocket from 'ws';
 import { abortedError, ProviderError, protocolError, safeCode, timeoutError } from '../errors.js';
 import type { AdapterOptions, StreamingTtsAdapter, TtsRequest, TtsStream } from '../types.js';
-import { resolveTimeouts } from '../types.js';
+import { ELEVENLABS } from '../hosts.js';
 import { parseJsonObject } from '../json.js';
-import { joinUrl } from '../llm/http.js';
+import { providerCall, type ProviderApi } from '../provider-call.js';
 import { AsyncQueue } from '../realtime/queue.js';
 import { closeError, connectWs } from '../realtime/ws.js';
 import { PcmAssembler } from './pcm.js';
@@ -15,8 +15,7 @@ import { PcmAssembler } from './pcm.js';
 // {"audio": base64 PCM, "isFinal": null, alignment…} and finally {"isFinal": true}, then closes.
 // The key also travels in the `xi-api-key` handshake header, so a bad key fails the upgrade.
 
-export const ELEVENLABS_BASE_URL = 'https://api.elevenlabs.io';
-const PROVIDER = 'ElevenLabs';
+const PROVIDER = ELEVENLABS.name;
 const RATES_HZ = [8000, 16000, 22050, 24000, 44100, 48000];
 /** The server closes an idle socket after 20 s by default; a single space keeps it open. */
 const KEEPALIVE_MS = 15000;
@@ -25,6 +24,8 @@ export function elevenLabsErrorCode(body: unknown): string | undefined {
   const b = body as { detail?: { status?: unknown; code?: unknown }; error?: unknown } | undefined;
   return safeCode(b?.detail?.status) ?? safeCode(b?.detail?.code) ?? safeCode(b?.error);
 }
+
+const ELEVENLABS_API: ProviderApi = { ...ELEVENLABS, errorCode: elevenLabsErrorCode };
 
 const AUTH_CODES = /invalid_api_key|auth|unauthori[sz]ed|permission|missing_permissions/i;
 const LIMIT_CODES = /quota|rate_limit|too_many|concurren|limit_exceeded/i;
@@ -47,25 +48,16 @@ export class ElevenLabsTts implements StreamingTtsAdapter {
   }
 
   async open(req: Omit<TtsRequest, 'text'>): Promise<TtsStream> {
-    const timeouts = resolveTimeouts(this.opts.timeouts);
     const rateHz = this.outputSampleRateHz(req.sampleRateHz);
-    const base = (this.opts.baseUrl || ELEVENLABS_BASE_URL).replace(/^http/, 'ws');
-    const q = new URLSearchParams({ model_id: req.model, output_format: `pcm_${rateHz}` });
-    const ws = await connectWs({
-      provider: PROVIDER,
-      url: `${joinUrl(base, `/v1/text-to-speech/${encodeURIComponent(req.voice)}/stream-input`)}?${q}`,
-      headers: this.opts.apiKey ? { 'xi-api-key': this.opts.apiKey } : {},
-      timeouts,
-      retries: this.opts.connectRetries ?? 2,
-      allowPrivate: this.opts.allowPrivateUrls,
-      signal: req.signal,
-      errorCode: elevenLabsErrorCode,
-    });
+    const path = `/v1/text-to-speech/${encodeURIComponent(req.voice)}/stream-input`;
+    const query = new URLSearchParams({ model_id: req.model, output_format: `pcm_${rateHz}` });
+    const call = providerCall(ELEVENLABS_API, this.opts, { path, query, signal: req.signal, websocket: true });
+    const ws = await connectWs(call);
     const init: Record<string, unknown> = { text: ' ' };
     if (req.speed !== undefined && req.speed !== 1) init.voice_settings = { speed: Math.min(1.2, Math.max(0.7, req.speed)) };
     if (this.opts.apiKey) init.xi_api_key = this.opts.apiKey;
     ws.send(JSON.stringify(init));
-    return new ElevenLabsStream(ws, rateHz, timeouts, req.signal);
+    return new ElevenLabsStream(ws, rateHz, call.timeouts, req.signal);
   }
 
   async *synthesize(req: TtsRequest): AsyncGenerator<Int16Array, void, undefined> {

@@ -1,16 +1,15 @@
+import { ANTHROPIC, ANTHROPIC_VERSION } from '../hosts.js';
 import { isObject, probe, type VerifyResult, type VerifyTarget } from './http.js';
 
 // Anthropic: GET /v1/models with x-api-key and anthropic-version answers
 // {"data":[...],"has_more","first_id","last_id"}; errors are {"type":"error","error":{"type","message"}}.
-export const ANTHROPIC_VERSION = '2023-06-01';
 
 export function verifyAnthropic(target: VerifyTarget): Promise<VerifyResult> {
   return probe(
     {
-      name: 'Anthropic',
-      defaultBaseUrl: 'https://api.anthropic.com',
+      host: ANTHROPIC,
       path: '/v1/models',
-      headers: (key) => ({ 'x-api-key': key, 'anthropic-version': ANTHROPIC_VERSION }),
+      headers: { 'anthropic-version': ANTHROPIC_VERSION },
       looksRight: (b) => isObject(b) && Array.isArray(b.data) && typeof b.has_more === 'boolean',
       expected: 'models list',
       errorCode: (b) => (isObject(b) && isObject(b.error) ? b.error.type : undefined),

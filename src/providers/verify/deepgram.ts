@@ -1,3 +1,4 @@
+import { DEEPGRAM } from '../hosts.js';
 import { isObject, probe, type VerifyResult, type VerifyTarget } from './http.js';
 
 // Deepgram: GET /v1/projects with `Authorization: Token <key>` answers {"projects":[{project_id,name}]};
@@ -5,10 +6,8 @@ import { isObject, probe, type VerifyResult, type VerifyTarget } from './http.js
 export function verifyDeepgram(target: VerifyTarget): Promise<VerifyResult> {
   return probe(
     {
-      name: 'Deepgram',
-      defaultBaseUrl: 'https://api.deepgram.com',
+      host: DEEPGRAM,
       path: '/v1/projects',
-      headers: (key) => ({ authorization: `Token ${key}` }),
       looksRight: (b) => isObject(b) && Array.isArray(b.projects),
       expected: 'projects list',
       errorCode: (b) => (isObject(b) ? (b.err_code ?? b.category) : undefined),

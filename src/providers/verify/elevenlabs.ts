@@ -1,3 +1,4 @@
+import { ELEVENLABS } from '../hosts.js';
 import { isObject, probe, type VerifyResult, type VerifyTarget } from './http.js';
 
 // ElevenLabs: GET /v1/user with `xi-api-key` answers the user ({user_id, subscription, ...});
@@ -7,10 +8,8 @@ import { isObject, probe, type VerifyResult, type VerifyTarget } from './http.js
 export function verifyElevenLabs(target: VerifyTarget): Promise<VerifyResult> {
   return probe(
     {
-      name: 'ElevenLabs',
-      defaultBaseUrl: 'https://api.elevenlabs.io',
+      host: ELEVENLABS,
       path: '/v1/user',
-      headers: (key) => ({ 'xi-api-key': key }),
       looksRight: (b) => isObject(b) && (typeof b.user_id === 'string' || isObject(b.subscription)),
       expected: 'user record',
       errorCode: (b) => (isObject(b) && isObject(b.detail) ? b.detail.status : undefined),

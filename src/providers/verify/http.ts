@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { fetch } from 'undici';
 import { networkDetail, parseJson, publicOnlyDispatcher, readCapped } from '../../shared/net/outbound-http.js';
+import type { ProviderHost } from '../hosts.js';
 import { isPrivateAddress } from '../url.js';
 
 // One live, cheap, read-only call to a provider (listing models, projects or the user) that
@@ -23,12 +24,12 @@ export interface VerifyTarget {
 }
 
 export interface ProbeSpec {
-  /** Display name used in status_detail ("OpenAI"). */
-  name: string;
-  defaultBaseUrl: string;
+  /** The provider: its name in status_detail ("OpenAI"), default base URL and key header. */
+  host: ProviderHost;
   /** Path of the cheap call, starting with /v1/. */
   path: string;
-  headers: (apiKey: string) => Record<string, string>;
+  /** Headers the call needs besides the key's (sent after it). */
+  headers?: Record<string, string>;
   /** What a 2xx body must look like, so a wrong base_url that answers 200 is not "verified". */
   looksRight: (body: unknown) => boolean;
   /** What the 2xx body should have been, for the detail ("a models list"). */
@@ -59,7 +60,7 @@ function scrub(detail: string, apiKey: string): string {
 /** Makes the provider's cheap call and turns the answer into verified/invalid with a detail. */
 export async function probe(spec: ProbeSpec, target: VerifyTarget): Promise<VerifyResult> {
   const timeoutMs = target.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const url = new URL(joinUrl(target.baseUrl ?? spec.defaultBaseUrl, spec.path));
+  const url = new URL(joinUrl(target.baseUrl ?? spec.host.defaultBaseUrl, spec.path));
   const host = url.host;
   const bareHost = url.hostname.replace(/^\[|\]$/g, '');
   if (!target.allowPrivate && isIP(bareHost) && isPrivateAddress(bareHost)) {
@@ -71,7 +72,7 @@ export async function probe(spec: ProbeSpec, target: VerifyTarget): Promise<Veri
     try {
       res = await fetch(url, {
         method: 'GET',
-        headers: { accept: 'application/json', 'user-agent': 'voice-agent-service/1', ...spec.headers(target.apiKey) },
+        headers: { accept: 'application/json', 'user-agent': 'voice-agent-service/1', ...spec.host.keyHeader(target.apiKey), ...spec.headers },
         redirect: 'manual',
         signal: AbortSignal.timeout(timeoutMs),
         ...(target.allowPrivate ? {} : { dispatcher: publicOnlyDispatcher() }),
@@ -85,18 +86,18 @@ export async function probe(spec: ProbeSpec, target: VerifyTarget): Promise<Veri
     const code = typeof rawCode === 'string' && SAFE_CODE.test(rawCode) ? `, ${rawCode}` : '';
     if (res.status >= 200 && res.status < 300) {
       if (body !== undefined && spec.looksRight(body)) return { status: 'verified', detail: null };
-      return { status: 'invalid', detail: `${host} answered HTTP ${res.status} but not with ${spec.name}'s ${spec.expected}; check base_url` };
+      return { status: 'invalid', detail: `${host} answered HTTP ${res.status} but not with ${spec.host.name}'s ${spec.expected}; check base_url` };
     }
     if (res.status === 401 || res.status === 403) {
       const accepted = spec.acceptRefusal?.(res.status, body) ?? null;
       if (accepted) return { status: 'verified', detail: accepted };
-      return { status: 'invalid', detail: `${spec.name} rejected the API key (HTTP ${res.status}${code})` };
+      return { status: 'invalid', detail: `${spec.host.name} rejected the API key (HTTP ${res.status}${code})` };
     }
     if (res.status >= 300 && res.status < 400) {
       return { status: 'invalid', detail: `${host} answered with a redirect (HTTP ${res.status}); check base_url` };
     }
     if (res.status === 404) return { status: 'invalid', detail: `${host} has no ${spec.path} (HTTP 404); check base_url` };
-    return { status: 'invalid', detail: `${spec.name} answered HTTP ${res.status}${code}; try again later` };
+    return { status: 'invalid', detail: `${spec.host.name} answered HTTP ${res.status}${code}; try again later` };
   })();
   return result.detail ? { ...result, detail: scrub(result.detail, target.apiKey) } : result;
 }

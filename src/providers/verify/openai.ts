@@ -1,3 +1,4 @@
+import { OPENAI } from '../hosts.js';
 import { isObject, probe, type VerifyResult, type VerifyTarget } from './http.js';
 
 // OpenAI (and OpenAI-compatible servers): GET /v1/models with a bearer key answers
@@ -5,10 +6,8 @@ import { isObject, probe, type VerifyResult, type VerifyTarget } from './http.js
 export function verifyOpenAI(target: VerifyTarget): Promise<VerifyResult> {
   return probe(
     {
-      name: 'OpenAI',
-      defaultBaseUrl: 'https://api.openai.com',
+      host: OPENAI,
       path: '/v1/models',
-      headers: (key) => ({ authorization: `Bearer ${key}` }),
       looksRight: (b) => isObject(b) && b.object === 'list' && Array.isArray(b.data),
       expected: 'models list',
       errorCode: (b) => (isObject(b) && isObject(b.error) ? (b.error.code ?? b.error.type) : undefined),

@@ -19,13 +19,12 @@ import {
   CarrierNumberUpdateBody,
   CarrierUpdateBody,
 } from '../../../contract/carriers.js';
-import { paging } from '../../../contract/validation.js';
+import { paging, ProjectPath } from '../../../contract/validation.js';
 import { twilioCallbackRoutes } from './twilio-callbacks.js';
 
 // Carriers and their numbers: console door only (contract §2, §10). DELETE of a carrier answers
 // 409 while it still has numbers; deleting a number is always allowed.
 
-const ProjectPath = z.object({ project_id: z.uuid() });
 const CarrierPath = ProjectPath.extend({ carrier_id: z.uuid() });
 const NumberPath = CarrierPath.extend({ number_id: z.uuid() });
 const Paging = z.strictObject(paging);

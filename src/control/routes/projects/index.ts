@@ -4,9 +4,8 @@ import { createProject, getOwnedProject, listProjects, renameProject } from '../
 import type { ConsoleCaller } from '../../auth/console-session.js';
 import { defineRoute, type Router } from '../../route.js';
 import { ApiKeyCreateBody, ApiKeyInfo, CreatedApiKey, ProjectCreateBody, ProjectInfo, ProjectUpdateBody } from '../../../contract/identity.js';
-import { paging } from '../../../contract/validation.js';
+import { paging, ProjectPath } from '../../../contract/validation.js';
 
-const ProjectPath = z.object({ project_id: z.uuid() });
 const KeyPath = ProjectPath.extend({ id: z.uuid() });
 const Paging = z.strictObject(paging);
 

@@ -4,11 +4,10 @@ import { createAccount, updateAccount, verifyAccount } from '../../../providers/
 import { loadOwnedProject, type ConsoleCaller } from '../../auth/console-session.js';
 import { defineRoute, type Caller, type Router } from '../../route.js';
 import { ProviderAccountCreateBody, ProviderAccountInfo, ProviderAccountUpdateBody } from '../../../contract/providers.js';
-import { paging } from '../../../contract/validation.js';
+import { paging, ProjectPath } from '../../../contract/validation.js';
 
 // Provider accounts are console-door only (contract §2).
 
-const ProjectPath = z.object({ project_id: z.uuid() });
 const AccountPath = ProjectPath.extend({ id: z.uuid() });
 const Paging = z.strictObject(paging);
 const base = '/console/v2/projects/:project_id/provider-accounts';

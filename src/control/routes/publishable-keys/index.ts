@@ -9,9 +9,8 @@ import {
 import type { ConsoleCaller } from '../../auth/console-session.js';
 import { defineRoute, type Router } from '../../route.js';
 import { CreatedPublishableKey, PublishableKeyCreateBody, PublishableKeyInfo } from '../../../contract/publishable-keys.js';
-import { paging } from '../../../contract/validation.js';
+import { paging, ProjectPath } from '../../../contract/validation.js';
 
-const ProjectPath = z.object({ project_id: z.uuid() });
 const KeyPath = ProjectPath.extend({ id: z.uuid() });
 
 /** Minting, listing, rotating and revoking publishable keys is console (account) work only. */

@@ -4,8 +4,7 @@ import { getOwnedProject } from '../../../db/repos/projects.js';
 import type { ConsoleCaller } from '../../auth/console-session.js';
 import { defineRoute, type Router } from '../../route.js';
 import { LedgerEntry, LedgerQuery, WalletInfo } from '../../../contract/wallet.js';
-
-const ProjectPath = z.object({ project_id: z.uuid() });
+import { ProjectPath } from '../../../contract/validation.js';
 
 /** Contract §6: the wallet is console-door only. */
 export function walletRoutes(router: Router): void {

@@ -16,8 +16,7 @@ import {
 /** Spec 4.5–4.6: the same five operations on `/v2/projects/:project_id/webhooks` and the console door. */
 export function webhookRoutes(router: Router): void {
   const { ctx } = router;
-  const tag = 'webhooks';
-  const common = { tag, machineProjectInPath: true } as const;
+  const common = { tag: 'webhooks', machineProjectInPath: true } as const;
 
   defineProjectRoute(router, { ...common, method: 'GET', path: '/webhooks', summary: 'List webhook endpoints', scope: 'webhook:read', query: ListEndpointsQuery, status: 200, response: z.array(WebhookEndpointInfo) }, async ({ project, query }) =>
     listEndpoints(ctx, project.projectId, { includeDisabled: query.include_disabled, limit: query.limit, offset: query.offset }));
