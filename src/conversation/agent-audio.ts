@@ -15,6 +15,9 @@ interface Segment {
 
 export type TurnKind = 'greeting' | 'answer' | 'filler' | 'reminder' | 'goodbye' | 'acknowledgement' | 'dtmf';
 
+/** The agent's fixed phrases, which `interruptible_greeting: false` keeps from being interrupted (contract §11). */
+export const FIXED_PHRASES: ReadonlySet<string> = new Set(['greeting', 'reminder', 'goodbye']);
+
 export class AgentTurn {
   readonly segments: Segment[] = [];
   /** Samples appended so far. */
@@ -29,6 +32,8 @@ export class AgentTurn {
   firstFrameAt: number | null = null;
   /** turnSent was raised. */
   reported = false;
+  /** A phrase (greeting, reminder, goodbye) the caller cut: the transcript holds what they heard of it. */
+  interrupted = false;
 
   constructor(readonly kind: TurnKind) {}
 

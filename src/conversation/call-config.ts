@@ -4,7 +4,7 @@ import { getAgentAsRun, type AgentAsRun } from '../db/repos/agent-versions.js';
 import { findLiveAccountEndpoint, getProviderApiKey } from '../db/repos/provider-accounts.js';
 import { PipelineUnavailable } from '../media/pipelines.js';
 import { isProviderError } from '../providers/errors.js';
-import { createAdapters, type Credentials, type RegistryOptions, type StageAdapters, type StageConfig } from '../providers/registry.js';
+import { createAdapters, DEFAULT_ENDPOINTING_MS, type Credentials, type RegistryOptions, type StageAdapters, type StageConfig } from '../providers/registry.js';
 import { renderTemplate } from './prompt.js';
 
 // Everything a call needs, read once when its media connects: the agent as it was at the
@@ -27,6 +27,8 @@ export interface CallAgent {
   tools: AgentTool[];
   toolWebhookUrl: string | null;
   backchannel: boolean;
+  /** The caller may talk over the greeting (interruptible_greeting). */
+  interruptibleGreeting: boolean;
   canSendDtmf: boolean;
   ambienceSound: string | null;
   ambienceLevel: number | null;
@@ -39,9 +41,13 @@ export interface CallAgent {
 export interface CallConfig {
   sessionId: string;
   projectId: string;
+  /** The session's direction: `web`, `outbound` or `inbound`. */
+  direction: string;
   sampleRateIn: number;
   sampleRateOut: number;
   maxDurationSeconds: number;
+  /** Silence that ends the caller's turn: the stage's endpointing_ms (stt or realtime). */
+  endpointingMs: number;
   agent: CallAgent;
   adapters: StageAdapters;
   /** Account id per stage (cache keys; never the key itself). */
@@ -75,6 +81,7 @@ export async function loadCallConfig(
     tools: doc.tools as AgentTool[],
     toolWebhookUrl: doc.tool_webhook_url,
     backchannel: doc.backchannel,
+    interruptibleGreeting: doc.interruptible_greeting,
     canSendDtmf: doc.can_send_dtmf,
     ambienceSound: doc.ambience_sound,
     ambienceLevel: doc.ambience_level,
@@ -84,7 +91,7 @@ export async function loadCallConfig(
     maxCharsPerMin: doc.max_chars_per_min,
   };
 
-  const snapshot = row.pipeline_snapshot as Record<string, Record<string, unknown> & { account_id: string; provider: string }>;
+  const snapshot = row.pipeline_snapshot as Record<string, Record<string, unknown> & { account_id: string; provider: string; endpointing_ms?: number }>;
   const credentials: Credentials = {};
   for (const [stage, s] of Object.entries(snapshot)) {
     const account = await findLiveAccountEndpoint(ctx.sql, s.account_id);
@@ -104,9 +111,11 @@ export async function loadCallConfig(
   return {
     sessionId: row.id,
     projectId: row.project_id,
+    direction: row.direction,
     sampleRateIn: row.sample_rate_in,
     sampleRateOut: row.sample_rate_out,
     maxDurationSeconds: row.max_duration_seconds,
+    endpointingMs: (snapshot.stt ?? snapshot.realtime)?.endpointing_ms ?? DEFAULT_ENDPOINTING_MS,
     agent,
     adapters,
     accountIds: Object.fromEntries(Object.entries(snapshot).map(([stage, s]) => [stage, s.account_id])),

@@ -266,6 +266,16 @@ export class CallShell {
     this.after(lead, () => this.host?.end('completed', reason));
   }
 
+  /**
+   * The caller talked over the goodbye. After an idle hang-up they are evidently back: the
+   * hang-up is called off and the conversation goes on. The max-duration limit cannot move:
+   * the caller is heard, nothing more is said, and the session ends the call at the limit.
+   */
+  goodbyeInterrupted(): void {
+    if (this.isStopped || this.finishing) return;
+    if (this.reason === 'idle_timeout') this.isEnding = false;
+  }
+
   /** The agent says goodbye, then the call ends with `reason`. */
   private sayAndEnd(text: string, reason: GoodbyeReason): void {
     if (this.isEnding || this.isStopped) return;

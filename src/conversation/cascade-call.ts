@@ -1,11 +1,13 @@
 import { ChannelEvents } from '../audio/native.js';
 import type { LlmMessage } from '../providers/types.js';
-import { AgentTurn } from './agent-audio.js';
+import { PickupWord } from './pickup.js';
+import { AgentTurn, FIXED_PHRASES } from './agent-audio.js';
 import { Answer } from './cascade-answer.js';
 import type { CallConfig } from './call-config.js';
 import { asProviderError, CallShell, type CallEngine, type CallerFrames, type CallOptions } from './call-shell.js';
 import { isBackchannel, Phrases, wordCount } from './phrases.js';
 import { PhraseBook } from './phrase-book.js';
+import { PhraseTurns } from './phrase-turns.js';
 import { Preroll } from './preroll.js';
 import { Recognizer } from './recognizer.js';
 import { ShellPipeline } from './shell-pipeline.js';
@@ -16,8 +18,8 @@ import { toolsFor } from './tools.js';
 // channel (framing, resampling, VAD, echo-aware barge-in) → streaming STT; the caller's turn
 // ends on VAD silence (stt.endpointing_ms) plus the STT final; the LLM's tokens are cut into
 // sentences and spoken one by one through TTS into AgentAudio, which the session's pacer
-// sends. Barge-in drops the agent's audio, cancels generation and keeps in the history only
-// what the caller heard.
+// sends. Barge-in (over an answer, the greeting, a reminder or a goodbye) drops the agent's
+// audio, cancels generation and keeps in the history only what the caller heard.
 
 /** Caller audio kept from before a barge-in is confirmed, so STT hears its first syllables. */
 const PREROLL_MS = 800;
@@ -41,7 +43,7 @@ interface UserTurn {
   finalTimer: NodeJS.Timeout | null;
 }
 
-/** A barge-in on hold (backchannel on): the answer is paused until we know what the caller meant. */
+/** A barge-in on hold (backchannel on): the agent's turn is paused until we know what the caller meant. */
 interface PendingBargeIn {
   onsetMs: number;
   /** How long the caller spoke, once the VAD says they stopped (back-dated, without its hangover). */
@@ -55,10 +57,12 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
   private readonly preroll: Preroll;
   private readonly phrases: PhraseBook;
   private readonly history: LlmMessage[];
+  private readonly spoken: PhraseTurns;
 
   private userTurn: UserTurn | null = null;
   private generation: Answer | null = null;
   private pending: PendingBargeIn | null = null;
+  private readonly pickup: PickupWord;
   /** The caller's speech started during the agent's audio and was taken as a barge-in. */
   private bargedIn = false;
   private fillerTurn: AgentTurn | null = null;
@@ -71,7 +75,7 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
 
   constructor(private readonly config: CallConfig, opts: CascadeOptions = {}) {
     super();
-    this.shell = new CallShell(config, opts, this, Math.max(100, Math.min(2000, config.adapters.stt!.endpointingMs)));
+    this.shell = new CallShell(config, opts, this, Math.max(100, Math.min(2000, config.endpointingMs)));
     this.preroll = new Preroll(this.shell.line.procRateHz, PREROLL_MS);
     this.stt = new Recognizer(config, this.shell, {
       interim: (text) => this.onInterim(text),
@@ -85,6 +89,15 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
     // A phrase that cannot be synthesized: said in an error frame, and fatal only when the provider refuses us.
     this.phrases = new PhraseBook(config, this.shell.signal, (err) => (err.recoverable ? this.shell.reportError(err) : this.providerFailed(err, 'tts')));
     this.history = [{ role: 'system', content: config.agent.prompt }];
+    this.spoken = new PhraseTurns(this.shell, this.phrases, this.history);
+    this.pickup = new PickupWord({
+      outbound: config.direction === 'outbound',
+      detectorDelayMs: this.shell.interruption.minDurationMs,
+      tooLong: (onsetMs) => {
+        const turn = this.cuttableTurn();
+        if (turn && !this.pending && !this.bargedIn) this.interrupt(turn, onsetMs);
+      },
+    });
     // The greeting is synthesized now, while the socket upgrade completes (or comes from the cache).
     if (config.agent.greeting) void this.phrases.get(config.agent.greeting);
   }
@@ -93,7 +106,7 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
 
   begin(): void {
     const greeting = this.config.agent.greeting;
-    if (greeting) this.speakPhrase('greeting', greeting);
+    if (greeting) this.spoken.speak('greeting', greeting);
     else this.shell.behaviours.quiet();
     this.phrases.prepare(this.config.agent);
     void this.phrases.durationMs(Phrases.maxDurationGoodbye).then((ms) => this.shell.scheduleGoodbye(ms ?? 0));
@@ -102,6 +115,7 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
 
   hear({ pcm, events, now, agentAudible, bargeIn }: CallerFrames): void {
     if (bargeIn) this.onBargeIn(now);
+    if (events & ChannelEvents.interruptionEnd) this.pickup.ended();
 
     // The microphone goes to STT unless it only carries the agent's own echo.
     const listening = !agentAudible || this.bargedIn || this.pending !== null;
@@ -126,9 +140,12 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
     const g = this.generation;
     g?.cancel();
     if (this.pending) clearTimeout(this.pending.timer);
+    this.pickup.stop();
     if (this.userTurn?.finalTimer) clearTimeout(this.userTurn.finalTimer);
-    // What the caller heard of an answer cut by the hang-up still belongs to the transcript.
-    if (g && g.turn.sent > 0 && !g.turn.reported) this.recordAssistant(g.turn, this.heard(g.turn));
+    // What the caller heard of a turn cut by the hang-up still belongs to the transcript.
+    for (const turn of [g?.turn, this.spoken.unfinished]) {
+      if (turn && turn.sent > 0 && !turn.reported) this.recordAssistant(turn, this.heard(turn));
+    }
     this.stt.close();
   }
 
@@ -211,28 +228,43 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
 
   // ------------------------------------------------------------------ barge-in
 
-  private onBargeIn(now: number): void {
+  /** The turn a barge-in interrupts now: the answer, or the greeting, reminder or goodbye being heard. */
+  private cuttableTurn(): AgentTurn | null {
     const g = this.generation;
-    const playing = g && g.turn.firstFrameAt !== null && !g.turn.dropped;
-    // Fillers, reminders and acknowledgements just stop; only answers are interrupted.
-    if (!playing) {
+    if (g && g.turn.firstFrameAt !== null && !g.turn.dropped) return g.turn;
+    const p = this.spoken.playing;
+    // Contract §11: interruptible_greeting false keeps greetings, reminders and goodbyes playing.
+    return p && (this.config.agent.interruptibleGreeting || !FIXED_PHRASES.has(p.kind)) ? p : null;
+  }
+
+  private onBargeIn(now: number): void {
+    const turn = this.cuttableTurn();
+    // Fillers and acknowledgements just stop (and a greeting that is not interruptible goes on).
+    if (!turn) {
       if (this.fillerTurn) this.shell.audio.dropTurn(this.fillerTurn);
       return;
     }
-    if (this.pending || this.bargedIn) return;
-    this.shell.send({ type: 'interrupted', heard: this.heard(g.turn) });
+    if (this.pending || this.bargedIn || this.pickup.judging) return;
+    // A callee's "hello?" as they pick up is judged before the greeting is touched.
+    if (this.pickup.begin(turn, now)) return;
+    this.interrupt(turn, now);
+  }
+
+  /** The caller spoke over `turn` from `onsetMs`: `interrupted` at once, then the turn is held or cut. */
+  private interrupt(turn: AgentTurn, onsetMs: number): void {
+    this.shell.send({ type: 'interrupted', heard: this.heard(turn) });
     this.shell.behaviours.busy();
-    this.onSpeechStart(now);
+    this.onSpeechStart(onsetMs);
     const interruption = this.shell.interruption;
     const tentative = this.config.agent.backchannel || interruption.minWords > 0;
     if (!tentative) return this.confirmBargeIn();
-    // Hold the answer (what was still ahead of the caller is kept) and listen.
+    // Hold the turn (what was still ahead of the caller is kept) and listen.
     this.shell.audio.pause(this.shell.line.leadSamples());
     this.shell.clearPlayback();
-    this.pending = { onsetMs: now, spokeMs: null, timer: setTimeout(() => this.judgePending(true), interruption.falseInterruptionTimeoutMs) };
+    this.pending = { onsetMs, spokeMs: null, timer: setTimeout(() => this.judgePending(true), interruption.falseInterruptionTimeoutMs) };
   }
 
-  /** Decides a held barge-in: a short backchannel resumes the answer, anything else stands. */
+  /** Decides a held barge-in: a short backchannel resumes the agent's turn, anything else stands. */
   private judgePending(final: boolean): void {
     const p = this.pending;
     if (!p) return;
@@ -247,7 +279,7 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
     if (!final && !timedOut) return;
     if (p.spokeMs === null && !timedOut) return;
     if (!this.config.agent.backchannel && interruption.minWords > 0 && timedOut && p.spokeMs === null) return this.confirmBargeIn();
-    // False interruption: the caller only acknowledged. Resume where the answer stopped.
+    // False interruption: the caller only acknowledged. Resume where the turn stopped.
     clearTimeout(p.timer);
     this.pending = null;
     if (this.userTurn?.finalTimer) clearTimeout(this.userTurn.finalTimer);
@@ -263,7 +295,15 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
       this.pending = null;
     }
     this.bargedIn = true;
-    this.cancelGeneration(true);
+    const phrase = this.spoken.playing;
+    const phraseHeard = phrase ? this.heard(phrase) : '';
+    // The answer first (its history messages come after the phrase's); one queued behind the
+    // phrase and never heard is simply dropped.
+    this.cancelGeneration(this.generation?.turn.firstFrameAt != null);
+    const cut = this.spoken.cut(phraseHeard);
+    if (!cut) return;
+    this.recordAssistant(cut, phraseHeard);
+    if (cut.kind === 'goodbye') this.shell.goodbyeInterrupted();
   }
 
   /** Stops the current answer; `interrupted` keeps in the history what the caller heard. */
@@ -333,6 +373,7 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
       return this.recordAssistant(turn, turn.text);
     }
     this.recordAssistant(turn, turn.text);
+    this.spoken.sent(turn);
     // A turn that produced no audio at all (the model failed before speaking) is no turn.
     if (turn.queued > 0) this.shell.send({ type: 'turn_complete' });
     const g = this.generation;
@@ -350,39 +391,16 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
     turn.reported = true;
   }
 
-  /** Speaks a fixed phrase as its own turn (greeting, reminder, goodbye, filler). */
-  private speakPhrase(kind: AgentTurn['kind'], text: string): AgentTurn {
-    const turn = new AgentTurn(kind);
-    const audio = this.shell.audio;
-    void this.phrases.get(text).then((pcm) => {
-      if (this.shell.stopped || turn.dropped) return;
-      if (!pcm) {
-        audio.finish(turn);
-        if (kind === 'goodbye') this.shell.finish(this.shell.goodbyeReason);
-        return;
-      }
-      if (!this.shell.takeChars(text.length) && kind !== 'goodbye') return this.shell.overBudget(false);
-      audio.append(turn, pcm, text);
-      audio.finish(turn);
-      this.shell.kick();
-    });
-    if (kind === 'greeting' || kind === 'reminder') {
-      // What the agent says on its own is part of the conversation the model sees.
-      this.history.push({ role: 'assistant', content: text });
-    }
-    return turn;
-  }
-
   deadAir(): void {
     const g = this.generation;
     if (!g || g.turn.firstFrameAt !== null || g.turn.queued > 0 || this.fillerTurn) return;
-    this.fillerTurn = this.speakPhrase('filler', Phrases.filler);
+    this.fillerTurn = this.spoken.speak('filler', Phrases.filler);
   }
 
   idleWarn(): void {
     if (this.generation || this.userTurn || this.shell.ending) return;
     this.shell.behaviours.warned();
-    this.speakPhrase('reminder', Phrases.idleReminder);
+    this.spoken.speak('reminder', Phrases.idleReminder);
   }
 
   private maybeAcknowledge(now: number): void {
@@ -391,15 +409,17 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
     if (now - start < ACK_AFTER_MS || now - this.lastAckMs < ACK_AFTER_MS) return;
     if (this.shell.channel.vadState !== 'stopping') return;
     this.lastAckMs = now;
-    this.speakPhrase('acknowledgement', Phrases.acknowledgement);
+    this.spoken.speak('acknowledgement', Phrases.acknowledgement);
   }
 
   sayGoodbye(text: string): void {
     if (this.pending) clearTimeout(this.pending.timer);
     this.pending = null;
     this.cancelGeneration(this.generation?.turn.firstFrameAt != null);
-    const turn = this.speakPhrase('goodbye', text);
+    const turn = this.spoken.speak('goodbye', text);
     const finishWhenSent = () => {
+      // A goodbye the caller cut is the shell's to settle (goodbyeInterrupted).
+      if (turn.interrupted) return;
       if (turn.reported || turn.dropped) this.shell.finish(this.shell.goodbyeReason);
       else this.shell.after(50, finishWhenSent);
     };

@@ -7,7 +7,7 @@ export class Preroll {
   private samples = 0;
   private readonly maxSamples: number;
 
-  constructor(rateHz: number, ms: number) {
+  constructor(private readonly rateHz: number, ms: number) {
     this.maxSamples = (rateHz * ms) / 1000;
   }
 
@@ -18,9 +18,17 @@ export class Preroll {
     while (this.chunks.length > 1 && this.samples - this.chunks[0].length >= this.maxSamples) this.samples -= this.chunks.shift()!.length;
   }
 
-  /** Hands the kept audio to `send`, oldest first, and forgets it. */
-  flush(send: (pcm: Int16Array) => void): void {
-    for (const c of this.chunks) send(c);
+  /** Hands the kept audio (only its last `lastMs` when given) to `send`, oldest first, and forgets it. */
+  flush(send: (pcm: Int16Array) => void, lastMs?: number): void {
+    let skip = lastMs === undefined ? 0 : Math.max(0, this.samples - Math.round((this.rateHz * lastMs) / 1000));
+    for (const c of this.chunks) {
+      if (skip >= c.length) {
+        skip -= c.length;
+        continue;
+      }
+      send(skip > 0 ? c.subarray(skip) : c);
+      skip = 0;
+    }
     this.clear();
   }
 

@@ -2,10 +2,11 @@ import { ChannelEvents } from '../audio/native.js';
 import { isProviderError, ProviderError } from '../providers/errors.js';
 import type { RealtimeEvent, RealtimeSession, RealtimeSessionConfig } from '../providers/types.js';
 import type { TranscriptEntry } from '../contract/events.js';
-import { AgentTurn } from './agent-audio.js';
+import { AgentTurn, FIXED_PHRASES } from './agent-audio.js';
 import type { CallConfig } from './call-config.js';
 import { asProviderError, CallShell, type CallEngine, type CallerFrames, type CallOptions } from './call-shell.js';
 import { Phrases } from './phrases.js';
+import { PickupWord } from './pickup.js';
 import { ResponseLedger, type Purpose, type Response, type ResponseRequest } from './realtime-ledger.js';
 import { RealtimeMic } from './realtime-mic.js';
 import { ResponsePlayback } from './realtime-playback.js';
@@ -50,11 +51,15 @@ export class RealtimeCall extends ShellPipeline implements CallEngine {
   private failed = false;
   private bargedIn = false;
   /**
-   * Until the greeting has been generated the microphone is withheld too: a caller's "hello?"
-   * would otherwise make the server's VAD cancel the greeting (interrupt_response) or answer
-   * before it. What the caller says meanwhile goes up (from the preroll) once it is over.
+   * Until the greeting has been generated (or the caller barged in on it) the microphone is
+   * withheld too: a caller's "hello?" would otherwise make the server's VAD cancel the greeting
+   * (interrupt_response) or answer before it. What the caller says meanwhile goes up (from the
+   * preroll) once it is over.
    */
   private greetingHold: boolean;
+  private readonly pickup: PickupWord;
+  /** The current goodbye's timeout; a goodbye the caller cut leaves it to the shell. */
+  private goodbyeSeq = 0;
   private toolsRunning = 0;
   /** Caller speech the provider detected: start per input item, for the transcript. */
   private readonly userSpeech = new Map<string, { startMs: number; endMs: number | null }>();
@@ -72,6 +77,14 @@ export class RealtimeCall extends ShellPipeline implements CallEngine {
     });
     this.playback = new ResponsePlayback(this.shell, this.ledger, () => this.session);
     this.greetingHold = Boolean(config.agent.greeting);
+    this.pickup = new PickupWord({
+      outbound: config.direction === 'outbound',
+      detectorDelayMs: this.shell.interruption.minDurationMs,
+      tooLong: () => {
+        const playing = this.ledger.playing;
+        if (playing && !this.bargedIn) this.interrupt(playing, 'pickup');
+      },
+    });
   }
 
   /** What the session is opened with (session.update). */
@@ -91,12 +104,14 @@ export class RealtimeCall extends ShellPipeline implements CallEngine {
     void this.run();
   }
 
-  hear({ pcm, events, agentAudible, bargeIn }: CallerFrames): void {
-    if (bargeIn && !this.shell.ending) this.onBargeIn('detector');
+  hear({ pcm, events, now, agentAudible, bargeIn }: CallerFrames): void {
+    if (bargeIn) this.onBargeIn('detector', now);
+    if (events & ChannelEvents.interruptionEnd) this.pickup.ended();
 
     // The provider hears the caller, never the agent's own echo: while the agent may be in the
     // microphone (and no barge-in), silence goes up in its place and the microphone is kept.
-    const listening = !this.shell.ending && !this.greetingHold && (!agentAudible || this.bargedIn);
+    // Once the call is ending only a caller who cut the goodbye is heard.
+    const listening = !this.greetingHold && (this.bargedIn || (!this.shell.ending && !agentAudible));
     if (listening) {
       // Speech that began in the echo tail is the caller's: its start goes up too.
       const vad = this.shell.channel.vadState;
@@ -115,6 +130,7 @@ export class RealtimeCall extends ShellPipeline implements CallEngine {
 
   halt(): void {
     this.ledger.stop();
+    this.pickup.stop();
     // What the caller heard of an answer cut by the hang-up still belongs to the transcript.
     this.playback.hangUp();
     this.session?.close();
@@ -256,7 +272,7 @@ export class RealtimeCall extends ShellPipeline implements CallEngine {
     this.ledger.dropQueued(['filler', 'reminder']);
     if (this.shell.ending) return;
     if (this.ledger.playing) {
-      if (this.shell.interruption.enabled && !this.bargedIn) this.onBargeIn('provider');
+      if (this.shell.interruption.enabled) this.onBargeIn('provider', this.shell.now());
       return;
     }
     // The caller went on before the answer started playing: that answer is for a turn that is
@@ -280,14 +296,30 @@ export class RealtimeCall extends ShellPipeline implements CallEngine {
 
   // ------------------------------------------------------------------ barge-in
 
-  /** The caller spoke over the agent: stop it, tell the client, keep only what was heard. */
-  private onBargeIn(source: 'detector' | 'provider'): void {
-    if (!this.ledger.playing || this.bargedIn) return;
+  /** The caller spoke over the agent at `now`: an interruption, unless the turn playing is not to be cut. */
+  private onBargeIn(source: 'detector' | 'provider', now: number): void {
+    const playing = this.ledger.playing;
+    if (!playing || this.bargedIn || this.pickup.judging) return;
+    // Contract §11: interruptible_greeting false keeps greetings, reminders and goodbyes playing.
+    if (!this.config.agent.interruptibleGreeting && FIXED_PHRASES.has(playing.purpose)) return;
+    // A callee's "hello?" as they pick up is judged before the greeting is touched.
+    if (source === 'detector' && this.pickup.begin(playing.turn!, now)) return;
+    this.interrupt(playing, source);
+  }
+
+  /** Stops the agent, tells the client, keeps only what was heard; the provider takes the caller's turn. */
+  private interrupt(playing: Response, source: 'detector' | 'provider' | 'pickup'): void {
     this.bargedIn = true;
+    this.greetingHold = false;
     this.shell.behaviours.busy();
     this.playback.cut(true);
-    // The provider now hears the microphone, starting with what it said just before.
-    if (source === 'detector') this.mic.release();
+    if (playing.purpose === 'goodbye') {
+      this.goodbyeSeq++;
+      this.shell.goodbyeInterrupted();
+    }
+    // The provider now hears the microphone, starting with what it said just before (after a
+    // pickup word judged too long, from the start of that speech).
+    if (source !== 'provider') this.mic.release(source === 'pickup');
   }
 
   // ------------------------------------------------------------------ tools
@@ -377,7 +409,8 @@ export class RealtimeCall extends ShellPipeline implements CallEngine {
     if (this.ledger.outstanding.length || this.ledger.active) this.playback.cut(false);
     this.request('goodbye', sayExactly(text));
     const reason = this.shell.goodbyeReason;
-    this.shell.after(GOODBYE_TIMEOUT_MS, () => this.shell.finish(reason));
+    const goodbye = ++this.goodbyeSeq;
+    this.shell.after(GOODBYE_TIMEOUT_MS, () => goodbye === this.goodbyeSeq && this.shell.finish(reason));
   }
 
   // ------------------------------------------------------------------ provider failures

@@ -1,4 +1,5 @@
 import type { RealtimeSession } from '../providers/types.js';
+import { PICKUP_JUDGED_WITHIN_MS } from './pickup.js';
 import { Preroll } from './preroll.js';
 import { RateConverter } from './speaker.js';
 
@@ -6,8 +7,10 @@ import { RateConverter } from './speaker.js';
 // while the session connects, and withheld (silence in its place, the stream keeps its clock)
 // while only the agent's echo may be in it, with the last stretch kept as the preroll.
 
-/** Caller audio kept while the microphone is withheld, sent on barge-in. */
+/** Caller audio sent on barge-in from what was kept while the microphone was withheld. */
 const PREROLL_MS = 400;
+/** A barge-in decided only after a pickup word's judgement (pickup.ts) sends its whole speech. */
+const PICKUP_PREROLL_MS = PREROLL_MS + PICKUP_JUDGED_WITHIN_MS;
 /** Caller audio kept while the session connects (sent once it is open). */
 const BACKLOG_MS = 3000;
 export const REALTIME_RATE_HZ = 24000;
@@ -24,7 +27,7 @@ export class RealtimeMic {
 
   constructor(procRateHz: number) {
     this.toProvider = new RateConverter(procRateHz, REALTIME_RATE_HZ);
-    this.preroll = new Preroll(procRateHz, PREROLL_MS);
+    this.preroll = new Preroll(procRateHz, PICKUP_PREROLL_MS);
   }
 
   /** The session is open: what the caller said meanwhile goes up first. */
@@ -39,7 +42,7 @@ export class RealtimeMic {
   listen(pcm: Int16Array, callerSpeaking: boolean): void {
     if (this.withheld) {
       this.withheld = false;
-      if (callerSpeaking) this.preroll.flush(this.send);
+      if (callerSpeaking) this.preroll.flush(this.send, PREROLL_MS);
       else this.preroll.clear();
     }
     this.send(pcm);
@@ -52,10 +55,10 @@ export class RealtimeMic {
     this.send(new Int16Array(pcm.length));
   }
 
-  /** Barge-in: the provider hears the microphone again, starting with the preroll. */
-  release(): void {
+  /** Barge-in: the provider hears the microphone again, starting with the preroll (longer `afterPickup`). */
+  release(afterPickup = false): void {
     this.withheld = false;
-    this.preroll.flush(this.send);
+    this.preroll.flush(this.send, afterPickup ? PICKUP_PREROLL_MS : PREROLL_MS);
   }
 
   /** Caller audio (processing rate) up to the provider at 24 kHz. */

@@ -19,7 +19,8 @@ export function realtimeSessionConfig(config: CallConfig, opts: RealtimeSessionO
   return {
     instructions: agent.prompt,
     voice: config.adapters.realtime!.voice,
-    turnDetection: { type: 'server_vad', prefixPaddingMs: 300, silenceDurationMs: 500, createResponse: true, interruptResponse: true, ...(opts.turnDetection ?? {}) },
+    // The caller's turn ends after the realtime stage's endpointing_ms of silence (default 500).
+    turnDetection: { type: 'server_vad', prefixPaddingMs: 300, silenceDurationMs: config.endpointingMs, createResponse: true, interruptResponse: true, ...(opts.turnDetection ?? {}) },
     tools: toolsFor(agent),
     inputTranscriptionModel: opts.inputTranscriptionModel ?? DEFAULT_INPUT_TRANSCRIPTION_MODEL,
     inputTranscriptionLanguage: agent.language,

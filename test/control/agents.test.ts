@@ -86,6 +86,7 @@ t.test('create on the machine door: every field, the defaults, the secret once',
     tool_webhook_url: null,
     variables: [],
     backchannel: true,
+    interruptible_greeting: true,
     can_send_dtmf: false,
     ambience_level: null,
     ambience_sound: null,
@@ -131,6 +132,7 @@ t.test('create on the console door with every field set at its bounds', async (t
     tool_webhook_url: 'https://tools.example.com/hook?x=1',
     variables: [{ name: 'customer', required: true }, { name: '_opt' }],
     backchannel: false,
+    interruptible_greeting: false,
     can_send_dtmf: true,
     ambience_level: 100,
     ambience_sound: 'office_hum',
@@ -174,6 +176,8 @@ t.test('bounds and formats: 422 naming the field', async (t) => {
     [{ language: 'english please' }, 'language'],
     [{ pipeline_mode: 'hybrid' }, 'pipeline_mode'],
     [{ backchannel: 'yes' }, 'backchannel'],
+    [{ interruptible_greeting: 'no' }, 'interruptible_greeting'], [{ interruptible_greeting: 0 }, 'interruptible_greeting'],
+    [{ interruptible_greeting: null }, 'interruptible_greeting'],
     [{ webhook_url: 'ftp://hooks.example.com/x' }, 'webhook_url'],
     [{ tool_webhook_url: 'not a url at all' }, 'tool_webhook_url'],
     [{ is_active: false }, 'is_active'],
@@ -238,6 +242,39 @@ t.test('each stage account must be in the project, verified, and offer the stage
   } }));
   t.equal(allOpenAI.statusCode, 201);
   t.equal(allOpenAI.json().agent.pipeline_config.llm.account_id, acc.openai, 'account ids are stored in lower case');
+});
+
+t.test('interruptible_greeting and the realtime endpointing_ms: validated, versioned, documented', async (t) => {
+  const rt = (extra: Record<string, unknown> = {}) => ({ realtime: { account_id: acc.openai, model: 'gpt-realtime', voice: 'marin', ...extra } });
+  const realtime = (config: Record<string, unknown>, extra: Record<string, unknown> = {}) => minimal({ pipeline_mode: 'realtime', pipeline_config: config, ...extra });
+  for (const bad of [-1, 5001, 1.5, '500', null]) {
+    const res = await create(realtime(rt({ endpointing_ms: bad })));
+    expect422(t, res, ['body', 'pipeline_config', 'realtime', 'endpointing_ms']);
+    t.same(Object.keys(res.json()), ['detail'], 'the contract error shape');
+  }
+  for (const ok of [0, 5000]) t.equal((await create(realtime(rt({ endpointing_ms: ok })))).statusCode, 201, `endpointing_ms ${ok}`);
+
+  const created = (await create(realtime(rt({ endpointing_ms: 800 }), { interruptible_greeting: false }))).json().agent;
+  t.match(created, { interruptible_greeting: false, pipeline_config: rt({ endpointing_ms: 800 }), version: 1 });
+  const url = `/v2/agents/${created.id}`;
+  expect422(t, await call('PATCH', url, a.machine, { interruptible_greeting: 'yes' }) as never, ['body', 'interruptible_greeting']);
+  expect422(t, await call('PATCH', url, a.machine, { pipeline_config: rt({ endpointing_ms: 6000 }) }) as never, ['body', 'pipeline_config', 'realtime', 'endpointing_ms']);
+  t.match((await call('PATCH', url, a.machine, { interruptible_greeting: null })).json(), { interruptible_greeting: false, version: 2 }, 'null leaves it as it is');
+  const v3 = (await call('PATCH', `${consoleBase(a)}/${created.id}`, a.bearer, { interruptible_greeting: true, pipeline_config: rt({ endpointing_ms: 300 }) })).json();
+  t.match(v3, { interruptible_greeting: true, pipeline_config: rt({ endpointing_ms: 300 }), version: 3 });
+  t.same((await call('GET', url, a.machine)).json(), v3);
+  t.match((await call('GET', `${url}/versions/1`, a.machine)).json(), { interruptible_greeting: false, pipeline_config: rt({ endpointing_ms: 800 }) });
+  t.match((await call('GET', `${url}/versions/3`, a.machine)).json(), { interruptible_greeting: true, pipeline_config: rt({ endpointing_ms: 300 }) });
+  // Omitted, the realtime stage has no endpointing_ms (the call uses 500 ms).
+  t.same((await create(realtime(rt()))).json().agent.pipeline_config, rt());
+
+  const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  const body = (path: string, method: 'post' | 'patch') => doc.paths[path][method].requestBody.content['application/json'].schema;
+  t.match(body('/v2/agents', 'post').properties.interruptible_greeting, { type: 'boolean', default: true });
+  t.match(JSON.stringify(body('/v2/agents/{agent_id}', 'patch').properties.interruptible_greeting), /boolean/);
+  const info = doc.paths['/v2/agents/{agent_id}'].get.responses['200'].content['application/json'].schema;
+  t.match(info.properties.interruptible_greeting, { type: 'boolean' });
+  t.ok(info.required.includes('interruptible_greeting'));
 });
 
 t.test('tools and variables', async (t) => {

@@ -18,6 +18,7 @@ const AgentAsRun = z.object({
   tools: info.tools.catch([]),
   tool_webhook_url: info.tool_webhook_url.catch(null),
   backchannel: info.backchannel.catch(true),
+  interruptible_greeting: info.interruptible_greeting.catch(true),
   can_send_dtmf: info.can_send_dtmf.catch(false),
   ambience_sound: info.ambience_sound.catch(null),
   ambience_level: info.ambience_level.catch(null),

@@ -23,6 +23,7 @@ export interface AgentRow {
   tool_webhook_url: string | null;
   variables: AgentVariable[];
   backchannel: boolean;
+  interruptible_greeting: boolean;
   can_send_dtmf: boolean;
   ambience_level: number | null;
   ambience_sound: string | null;
@@ -46,7 +47,7 @@ export interface AgentRow {
 /** The columns a caller may set (everything but identity, version, secret and timestamps). */
 export const SETTABLE = [
   'name', 'display_name', 'prompt', 'greeting', 'language', 'pipeline_mode', 'pipeline_config', 'tools',
-  'tool_webhook_url', 'variables', 'backchannel', 'can_send_dtmf', 'ambience_level', 'ambience_sound',
+  'tool_webhook_url', 'variables', 'backchannel', 'interruptible_greeting', 'can_send_dtmf', 'ambience_level', 'ambience_sound',
   'dead_air_seconds', 'idle_warn_seconds', 'idle_hangup_seconds', 'max_duration_seconds', 'max_chars_per_min',
   'record_calls', 'store_transcript', 'retention_days', 'insight_config', 'webhook_url',
   'webhook_include_transcript', 'webhook_include_recording_url', 'is_active',
@@ -72,6 +73,7 @@ export function toAgentInfo(row: AgentRow) {
     tool_webhook_url: row.tool_webhook_url,
     variables: row.variables,
     backchannel: row.backchannel,
+    interruptible_greeting: row.interruptible_greeting,
     can_send_dtmf: row.can_send_dtmf,
     ambience_level: row.ambience_level,
     ambience_sound: row.ambience_sound,

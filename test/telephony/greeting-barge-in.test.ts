@@ -1,0 +1,137 @@
+import t from 'tap';
+import { createCarrierConnection, verifyCarrier } from '../../src/carriers/accounts.js';
+import { createCarrierNumber } from '../../src/db/repos/carrier-numbers.js';
+import { getTranscript } from '../../src/db/repos/session-transcripts.js';
+import { processDial } from '../../src/telephony/dial.js';
+import { admitOutbound } from '../../src/telephony/outbound.js';
+import { sendStatusCallback } from '../fakes/twilio/callbacks.js';
+import type { FakeMediaStream } from '../fakes/twilio/media-client.js';
+import { startProviderFakes } from '../fakes/wire/providers.js';
+import { openAiPipeline, setupAgent, speech } from '../conversation/fixtures.js';
+import { openStream, sessionRow, startBed, until } from './helpers.js';
+
+// The greeting of an outbound phone call through the real conversation engine and the Twilio
+// bridge: the callee talking over it cuts it (`clear`, the stored transcript keeps what was
+// heard, the callee's words are answered), except a short pickup word ("hello?") in its first
+// second, which the greeting simply goes on over; a sentence there still cuts it.
+
+const GREETING = 'Hello Ann, this is the city clinic calling about your appointment tomorrow morning. We would like to confirm the time with you and answer any questions you might have.';
+const providers = await startProviderFakes();
+const bed = await startBed({ media: { pipeline: 'agent' } });
+const { h, fake } = bed;
+t.teardown(async () => {
+  await bed.close();
+  await providers.close();
+});
+
+/** An outbound call to a callee on the fake phone line, the agent greeting with GREETING. */
+async function outboundCall(fields: Record<string, unknown> = {}): Promise<{ phone: FakeMediaStream; sessionId: string }> {
+  const setup = await setupAgent(h, (pid) => openAiPipeline(h, pid, providers.baseUrl), { greeting: GREETING.replace('Ann', '{{name}}'), store_transcript: true, ...fields });
+  const account = fake.addAccount();
+  const carrier = await createCarrierConnection(h.ctx, setup.projectId, { kind: 'twilio', label: 'line', credentials: { account_sid: account.sid, auth_token: account.token }, base_url: fake.baseUrl });
+  await verifyCarrier(h.ctx, setup.projectId, carrier.id);
+  await createCarrierNumber(h.ctx, setup.projectId, carrier.id, { e164: '+14155550123', outboundEnabled: true, agentId: null });
+  const admitted = await admitOutbound(h.ctx, setup.projectId, { agent_id: setup.agentId, from: '+14155550123', to: '+14155557777', variables: { name: 'Ann' } });
+  const sessionId = admitted.session.id;
+  const outcome = await processDial(h.ctx, sessionId);
+  const call = fake.calls.find((c) => c.sid === (outcome as { callSid: string }).callSid)!;
+  await sendStatusCallback(fake, call.sid, 'in-progress');
+  const phone = await openStream(call, account);
+  phone.startLine();
+  return { phone, sessionId };
+}
+
+/** Monotonic wall-clock ms of the greeting's first frame at the phone. */
+async function greetingStarts(phone: FakeMediaStream): Promise<number> {
+  await phone.waitFor((s) => s.messages('media').length > 0, 10_000, 'the greeting');
+  return phone.messages('media')[0].atMs;
+}
+
+async function hangUpAndTranscript(phone: FakeMediaStream, sessionId: string) {
+  await phone.hangUp();
+  await bed.media!.idle();
+  await until(async () => (await sessionRow(h, sessionId)).status === 'completed', 5000, 'settled');
+  return getTranscript(h.ctx.sql, sessionId);
+}
+
+t.test('the callee talking over the greeting: clear, the stored greeting cut to what was heard, the words answered', async (t) => {
+  providers.script.transcripts = ['sorry who is calling'];
+  providers.script.replies = ['This is the city clinic.'];
+  const { phone, sessionId } = await outboundCall();
+  const startedAt = await greetingStarts(phone);
+  await until(() => Date.now() >= startedAt + 2000, 5000, 'two seconds of greeting');
+  phone.say(speech('Sorry, who is calling?', 8000), 'barge');
+  await phone.waitFor((s) => s.clears() > 0, 5000, 'clear');
+  const clear = phone.messages('clear')[0];
+  const onset = phone.saidAt.get('barge')!;
+  t.ok(clear.atMs - onset < 800, `clear ${clear.atMs - onset} ms after the callee started`);
+  t.equal(phone.marks().length, 0, 'the cut greeting is not marked complete');
+  await new Promise((r) => setTimeout(r, 400));
+  t.equal(phone.messages('media').filter((m) => m.atMs > clear.atMs + 150 && m.atMs < clear.atMs + 400).length, 0, 'the greeting stops');
+
+  // The callee's words are the next turn, answered and marked complete.
+  await phone.waitFor((s) => s.marks().length > 0, 15_000, 'the answer');
+  const entries = await hangUpAndTranscript(phone, sessionId);
+  t.same(entries.map((e) => e.role), ['assistant', 'user', 'assistant']);
+  const greeting = entries[0].text;
+  t.ok(greeting.length > 0 && GREETING.startsWith(greeting) && greeting.length < GREETING.length / 2, `the stored greeting is what was heard: "${greeting}"`);
+  t.same(entries.slice(1).map((e) => e.text), ['sorry who is calling', 'This is the city clinic.']);
+  const answer = JSON.parse(providers.requests.filter((r) => r.path === '/v1/chat/completions').at(-1)!.body.toString()) as { messages: { role: string; content: string }[] };
+  t.same(answer.messages.slice(1).map((m) => m.content), [greeting, 'sorry who is calling'], 'the model saw the greeting as heard');
+});
+
+t.test('outbound: "hello?" in the first second of the greeting is a pickup word, the greeting goes on', async (t) => {
+  const chats = providers.requests.filter((r) => r.path === '/v1/chat/completions').length;
+  const { phone, sessionId } = await outboundCall();
+  await greetingStarts(phone);
+  phone.say(speech('Hello?', 8000), 'pickup');
+  // The greeting (about 7 s of tone) plays to the end: its mark comes back, no clear before it.
+  await phone.waitFor((s) => s.marks().length > 0, 15_000, 'the greeting played');
+  t.equal(phone.clears(), 0, 'never cleared');
+  const entries = await hangUpAndTranscript(phone, sessionId);
+  t.same(entries.map((e) => [e.role, e.text]), [['assistant', GREETING]], 'the whole greeting, and no turn for the pickup word');
+  t.equal(providers.requests.filter((r) => r.path === '/v1/chat/completions').length, chats, 'nothing was answered');
+});
+
+t.test('outbound: a sentence in the first second of the greeting interrupts it', async (t) => {
+  providers.script.transcripts = ['hello who is this i was not expecting a call'];
+  providers.script.replies = ['This is the city clinic, sorry to surprise you.'];
+  const { phone, sessionId } = await outboundCall();
+  await greetingStarts(phone);
+  phone.say(speech('Hello, who is this? I was not expecting a call.', 8000), 'sentence');
+  await phone.waitFor((s) => s.clears() > 0, 5000, 'clear');
+  const waited = phone.messages('clear')[0].atMs - phone.saidAt.get('sentence')!;
+  t.ok(waited >= 500 && waited < 1500, `cleared ${waited} ms in: once it was longer than a pickup word`);
+  await phone.waitFor((s) => s.marks().length > 0, 15_000, 'the answer');
+  const entries = await hangUpAndTranscript(phone, sessionId);
+  t.same(entries.map((e) => e.role), ['assistant', 'user', 'assistant']);
+  t.ok(GREETING.startsWith(entries[0].text) && entries[0].text.length < GREETING.length / 3, `the greeting was cut: "${entries[0].text}"`);
+  t.equal(entries[1].text, 'hello who is this i was not expecting a call');
+});
+
+t.test('outbound: the same "hello?" later in the greeting interrupts it', async (t) => {
+  providers.script.transcripts = ['hello'];
+  providers.script.replies = ['Yes, hello!'];
+  const { phone, sessionId } = await outboundCall();
+  const startedAt = await greetingStarts(phone);
+  await until(() => Date.now() >= startedAt + 2000, 5000, 'two seconds of greeting');
+  phone.say(speech('Hello?', 8000), 'late');
+  await phone.waitFor((s) => s.clears() > 0, 5000, 'clear');
+  t.ok(phone.messages('clear')[0].atMs - phone.saidAt.get('late')! < 500, 'cut at once: past the first second it is a barge-in');
+  await phone.waitFor((s) => s.marks().length > 0, 15_000, 'the answer');
+  const entries = await hangUpAndTranscript(phone, sessionId);
+  t.same(entries.slice(1).map((e) => e.text), ['hello', 'Yes, hello!']);
+});
+
+t.test('outbound with interruptible_greeting false: the greeting plays to the end under a sentence', async (t) => {
+  providers.script.transcripts = ['can you hear me'];
+  providers.script.replies = ['Yes, I can.'];
+  const { phone, sessionId } = await outboundCall({ interruptible_greeting: false });
+  const startedAt = await greetingStarts(phone);
+  await until(() => Date.now() >= startedAt + 2000, 5000, 'two seconds of greeting');
+  phone.say(speech('Hello, can you hear me?', 8000));
+  await phone.waitFor((s) => s.marks().length > 0, 15_000, 'the greeting played');
+  t.equal(phone.clears(), 0, 'never cleared');
+  const entries = await hangUpAndTranscript(phone, sessionId);
+  t.equal(entries[0].text, GREETING, 'the whole greeting');
+});
