@@ -5,7 +5,7 @@ import { createSql, ensureDatabase } from './shared/sql.js';
 import { systemClock } from './shared/clock.js';
 import { loadKeyring } from './shared/crypto/keyring.js';
 import { createLogger, type Logger } from './shared/logger.js';
-import { logMailer } from './shared/mailer.js';
+import { logMailer, smtpMailer } from './shared/mailer.js';
 import { createRedis } from './shared/redis.js';
 
 /**
@@ -38,7 +38,7 @@ export async function createContext(config: Config, overrides: Partial<AppContex
     keyring: overrides.keyring ?? loadKeyring(config.KEYRING, config.DATA_DIR, log),
     log,
     clock: overrides.clock ?? systemClock,
-    mailer: overrides.mailer ?? logMailer(log),
+    mailer: overrides.mailer ?? (config.SMTP_URL ? smtpMailer(config.SMTP_URL, config.MAIL_FROM, log) : logMailer(log)),
   };
 }
 

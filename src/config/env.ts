@@ -25,6 +25,9 @@ const EnvSchema = z.object({
     .string()
     .default('false')
     .transform((v): boolean | number | string[] => (v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v.split(',').map((x) => x.trim()).filter(Boolean))),
+  /** Mail through SMTP when set (verification mails); without it mails are written to the log. */
+  SMTP_URL: z.string().url().optional(),
+  MAIL_FROM: z.string().min(3).default('Voice agent service <no-reply@localhost>'),
   /** The worker role's /healthz and /readyz. */
   WORKER_PORT: z.coerce.number().int().min(0).max(65535).default(8082),
   HOST: z.string().min(1).default('127.0.0.1'),

@@ -1,3 +1,4 @@
+import { createTransport } from 'nodemailer';
 import type { Logger } from './logger.js';
 
 export interface Mail {
@@ -25,4 +26,18 @@ export class MemoryMailer implements Mailer {
   async send(mail: Mail): Promise<void> {
     this.sent.push(mail);
   }
+}
+
+/**
+ * Real mail through SMTP (SMTP_URL, e.g. `smtps://user:pass@mail.example.com:465` or
+ * `smtp://relay:25`). A failure to send is thrown: the caller decides whether it is fatal.
+ */
+export function smtpMailer(url: string, from: string, log: Logger): Mailer {
+  const transport = createTransport(url);
+  return {
+    async send(mail) {
+      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+      log.info({ mail_subject: mail.subject }, 'mail sent');
+    },
+  };
 }

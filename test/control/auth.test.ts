@@ -8,7 +8,7 @@ t.teardown(h.close);
 
 const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
   h.app.inject({ method: 'POST', url, payload: payload as object, headers });
-const tokenFromMail = () => /verification token: (\S+)/.exec(h.mailer.sent.at(-1)!.text)![1];
+const tokenFromMail = () => /verify-email\?token=(\S+)/.exec(h.mailer.sent.at(-1)!.text)![1];
 
 t.test('signup, verify, login, use, refresh, logout', async (t) => {
   const signup = await post('/console/auth/signup', { email: 'Ada@Example.com', password: PASSWORD });

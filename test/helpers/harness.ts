@@ -27,11 +27,21 @@ export function testKeyring(): Keyring {
   return new Keyring([{ id: 't1', key: randomBytes(32) }]);
 }
 
-export async function startHarness(opts: { env?: Record<string, string>; clock?: ManualClock; app?: boolean } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  clock?: ManualClock;
+  app?: boolean;
+  /** Another Postgres server (`postgres://user@host:port`), e.g. one the test stops itself. */
+  databaseBase?: string;
+  /** Another Redis (`redis://host:port`), e.g. one the test stops itself. */
+  redisUrl?: string;
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const dbName = `voice_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const config: Config = loadConfig({
-    DATABASE_URL: `${PG_BASE}/${dbName}`,
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    DATABASE_URL: `${opts.databaseBase ?? PG_BASE}/${dbName}`,
+    REDIS_URL: opts.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ALLOW_PRIVATE_URLS: '1',
     PORT: '0',
@@ -46,7 +56,8 @@ export async function startHarness(opts: { env?: Record<string, string>; clock?:
   const ctx = await createContext(config, {
     log: createLogger(config.LOG_LEVEL),
     keyring: testKeyring(),
-    mailer,
+    // With SMTP_URL the context mails through SMTP, as the service does (test/shared/smtp-mail.test.ts).
+    mailer: config.SMTP_URL ? undefined : mailer,
     clock,
     redisPrefix: `vc:test:${dbName}:`,
   });

@@ -37,7 +37,14 @@ export async function sendVerification(ctx: AppContext, account: AccountRow): Pr
   await ctx.mailer.send({
     to: account.email,
     subject: 'Verify your e-mail',
-    text: `verification token: ${token} (POST /console/auth/verify-email {"token": "..."})`,
+    text: [
+      'Confirm your e-mail address by opening this link:',
+      '',
+      `${ctx.config.PUBLIC_BASE_URL}/console/auth/verify-email?token=${token}`,
+      '',
+      `Or send the token yourself: POST /console/auth/verify-email {"token": "${token}"}`,
+      `The link works for ${VERIFY_TTL_MS / 3_600_000} hours.`,
+    ].join('\n'),
   });
 }
 

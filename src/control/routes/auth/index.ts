@@ -36,10 +36,13 @@ export function authRoutes(router: Router): void {
     return { id: account.id, email: account.email, email_verified: account.email_verified };
   });
 
-  defineRoute(router, { method: 'POST', url: '/console/auth/verify-email', summary: 'Verify an e-mail address', tag, auth: 'none', body: VerifyEmailBody, status: 200 }, async ({ body }) => {
-    if (!(await verifyEmailToken(ctx, body.token))) throw errors.notFound('verification token not found or expired');
+  const verify = async (token: string) => {
+    if (!(await verifyEmailToken(ctx, token))) throw errors.notFound('verification token not found or expired');
     return { email_verified: true };
-  });
+  };
+  defineRoute(router, { method: 'POST', url: '/console/auth/verify-email', summary: 'Verify an e-mail address', tag, auth: 'none', body: VerifyEmailBody, status: 200 }, async ({ body }) => verify(body.token));
+  // The link in the verification mail.
+  defineRoute(router, { method: 'GET', url: '/console/auth/verify-email', summary: 'Verify an e-mail address (the mailed link)', tag, auth: 'none', query: VerifyEmailBody, status: 200 }, async ({ query }) => verify(query.token));
 
   defineRoute(router, { method: 'POST', url: '/console/auth/login', summary: 'Log in', tag, auth: 'none', body: LoginBody, status: 200, response: TokenPairInfo }, async ({ body, req }) => {
     const account = await checkPassword(ctx, body.email, body.password, req.ip);
