@@ -65,9 +65,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`invalid environment: ${lines.join('; ')}`);
   }
   const c = parsed.data;
+  checkDeployment(c, env);
   return {
     ...c,
     PUBLIC_BASE_URL: c.PUBLIC_BASE_URL ?? `http://${c.HOST}:${c.PORT}`,
     PUBLIC_MEDIA_URL: c.PUBLIC_MEDIA_URL ?? `ws://${c.HOST}:${c.MEDIA_PORT}`,
   };
+}
+
+/** Addresses that bind every interface: no client can use them in a link. */
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '::0']);
+
+/**
+ * Deployment checks (README "Deploy"): on a wildcard HOST the default public URLs would hand
+ * clients `ws://0.0.0.0:8081/...`; with NODE_ENV=production the generated development keyring
+ * (one per container, so one role could not open what another sealed) is refused.
+ */
+function checkDeployment(c: z.infer<typeof EnvSchema>, env: NodeJS.ProcessEnv): void {
+  const unset = (['PUBLIC_BASE_URL', 'PUBLIC_MEDIA_URL'] as const).filter((k) => !c[k]);
+  if (WILDCARD_HOSTS.has(c.HOST) && unset.length) {
+    throw new Error(
+      `HOST=${c.HOST} binds every interface, so the default public URLs would point clients at ${c.HOST}: ` +
+        `set ${unset.join(' and ')} to the addresses clients reach (e.g. PUBLIC_BASE_URL=https://voice.example.com, PUBLIC_MEDIA_URL=wss://voice.example.com)`,
+    );
+  }
+  if (env.NODE_ENV === 'production' && !c.KEYRING) {
+    throw new Error(
+      'KEYRING is required when NODE_ENV=production (the generated development keyring is per machine): ' +
+        "set KEYRING=k1:<32 random bytes, base64>, e.g. from node -e \"console.log(require('crypto').randomBytes(32).toString('base64'))\"",
+    );
+  }
 }
