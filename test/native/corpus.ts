@@ -1,7 +1,11 @@
 // Labelled test corpus: espeak-ng speech (resampled by sox, independent of our
-// resampler) mixed with seeded noise at set SNRs, plus agent-echo scenarios.
+// resampler) mixed with seeded noise at set SNRs (white, pink, brown, hum and
+// babble: several espeak-ng talkers at once), plus agent-echo scenarios.
+// Two halves with different target texts and voices and different babble
+// talkers, texts and mixes: 'tune' (the VAD is tuned on it) and 'heldout'.
 // Clean speech is cached under .data/corpus/ (gitignored).
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -23,6 +27,94 @@ const SENTENCES = [
   'Please cancel the subscription and send me a confirmation email.',
 ];
 const VOICES = ['en-us', 'en-gb+f3', 'en-us+m3', 'en+f2', 'en-gb-x-rp+m5', 'en-us+f4'];
+// Held-out half: other sentences, other voices.
+const HELDOUT_SENTENCES = [
+  'Good morning, I am calling about the parcel that was supposed to arrive on Friday.',
+  'Would it be possible to move my flight to the evening of the fourteenth?',
+  'I think you charged me twice for the same thing last month.',
+  'The reference on the letter says nine three eight, dash, seventy one.',
+  'Sorry, could you repeat the opening hours for the weekend?',
+  'My daughter needs a dentist appointment, preferably after school.',
+  'It keeps saying my password is wrong even though I just reset it.',
+  'Right, so the engineer comes between eight and noon on Monday?',
+  'I would rather pay by bank transfer than with a card, if that is fine.',
+  'Hold on, let me find a pen so I can write that down.',
+  'The heating in the flat has not worked properly since the weekend.',
+  'Great, then please put me down for two tickets in the front row.',
+];
+const HELDOUT_VOICES = ['en-gb-scotland', 'en-029+f1', 'en-us-nyc+m2', 'en-gb-x-gbclan+f5', 'en-gb-x-gbcwmd+m6', 'en+m4'];
+
+/** One babble talker: espeak-ng voice, pitch (-p, 0-99) and speed (-s, words per minute). */
+export interface Talker { voice: string; pitch: number; speed: number }
+
+// Babble: eight talkers per half (BABBLE_TALKERS of them in each mix), each reading its half's
+// pool in its own seeded order.
+export const BABBLE_TALKERS = 6;
+const BABBLE: Record<Half, { talkers: Talker[]; texts: string[] }> = {
+  tune: {
+    talkers: [
+      { voice: 'en-us+m1', pitch: 35, speed: 165 }, { voice: 'en-gb+f1', pitch: 60, speed: 180 },
+      { voice: 'en-us+Andy', pitch: 45, speed: 150 }, { voice: 'en-gb-x-rp+Annie', pitch: 70, speed: 190 },
+      { voice: 'en+m6', pitch: 25, speed: 175 }, { voice: 'en-us+f5', pitch: 55, speed: 160 },
+      { voice: 'en-gb+john', pitch: 40, speed: 200 }, { voice: 'en-us+linda', pitch: 65, speed: 170 },
+    ],
+    texts: [
+      'So I told him the meeting was moved to Thursday, but he never reads his email.',
+      'The new cafe on the corner does a really good lunch, you should try the soup.',
+      'We drove up to the lake on Sunday and it rained the whole afternoon.',
+      'Have you seen the figures for the third quarter? They look a lot better.',
+      'My brother is moving to Leeds next month for a job at the hospital.',
+      'I can never remember whether the bins go out on Tuesday or Wednesday.',
+      'She said the printer on the second floor is broken again.',
+      'If we leave at six we should miss most of the traffic on the bridge.',
+      'The kids loved the museum, especially the room with the dinosaurs.',
+      'Honestly, I think the second version of the design was much cleaner.',
+      'Did anyone order the cake for Maria, or do we still need to do that?',
+      'They are closing the road for repairs from the first of next month.',
+      'I only had a sandwich this morning, so I am starving now.',
+      'The train was late again, twenty minutes this time, and nobody said why.',
+      'We should ask the landlord about the window before winter starts.',
+      'He plays football every Saturday, even when it is freezing outside.',
+    ],
+  },
+  heldout: {
+    talkers: [
+      { voice: 'en-us+m7', pitch: 30, speed: 170 }, { voice: 'en-gb-scotland+f2', pitch: 62, speed: 155 },
+      { voice: 'en-029+Alex', pitch: 48, speed: 185 }, { voice: 'en-us-nyc+Alicia', pitch: 72, speed: 165 },
+      { voice: 'en-gb-x-gbclan+m8', pitch: 28, speed: 195 }, { voice: 'en-gb-x-gbcwmd+f4', pitch: 58, speed: 150 },
+      { voice: 'en-us+max', pitch: 42, speed: 178 }, { voice: 'en-gb+steph', pitch: 68, speed: 160 },
+    ],
+    texts: [
+      'The conference was fine, but the hotel was miles away from everything.',
+      'Could you pass me the folder with the contracts from last year?',
+      'We planted tomatoes in April and they are finally turning red.',
+      'I heard the manager is leaving at the end of the summer.',
+      'There is a long queue at the post office every single lunchtime.',
+      'My phone died halfway through the call, so I never heard the end.',
+      'The concert starts at half past seven, so let us eat before.',
+      'Somebody left the fridge door open and all the milk went off.',
+      'Apparently the bakery is giving away free bread on Saturday.',
+      'I still have not finished the book you lent me in March.',
+      'Our neighbours are building an extension and the noise is terrible.',
+      'Let us book the restaurant for Friday before it gets busy.',
+      'The bus driver waited for us, which was really kind of him.',
+      'If the weather holds, we will walk along the coast tomorrow.',
+      'He fixed the bike himself, although it took him three weekends.',
+      'The quiz night raised almost four hundred pounds for the school.',
+    ],
+  },
+};
+
+export type Half = 'tune' | 'heldout';
+export const HALVES: Half[] = ['tune', 'heldout'];
+/** Seed of a half's noise and babble mixes (what mix() uses by default). */
+export const noiseSeed = (half: Half) => HALF[half].noiseSeed;
+/** Per half: the target track's text, voices and pause seed, and the seed of its noise and babble mixes. */
+const HALF: Record<Half, { sentences: string[]; voices: string[]; seed: number; noiseSeed: number }> = {
+  tune: { sentences: SENTENCES, voices: VOICES, seed: 1, noiseSeed: 99 },
+  heldout: { sentences: HELDOUT_SENTENCES, voices: HELDOUT_VOICES, seed: 2, noiseSeed: 199 },
+};
+
 const AGENT_SENTENCES = [
   'Thank you for calling. I can help you with bookings, payments and deliveries today.',
   'Let me check that for you. Your current balance is one hundred and twenty dollars.',
@@ -30,15 +122,18 @@ const AGENT_SENTENCES = [
   'Before we continue, I need to confirm your identity with a few short security questions.',
 ];
 
-/** Speech of one sentence at rateHz (cached). */
-export function speak(text: string, voice: string, rateHz: number): Int16Array {
+/** Speech of one sentence (or paragraph) at rateHz (cached); pitch (-p) and speed (-s) optional. */
+export function speak(text: string, voice: string, rateHz: number, talk?: { pitch: number; speed: number }): Int16Array {
   mkdirSync(CORPUS_DIR, { recursive: true });
-  const key = Buffer.from(`${voice}|${rateHz}|${text}`).toString('base64url').slice(0, 80);
+  const key = talk
+    ? createHash('sha1').update(`${voice}|${rateHz}|${talk.pitch}|${talk.speed}|${text}`).digest('base64url')
+    : Buffer.from(`${voice}|${rateHz}|${text}`).toString('base64url').slice(0, 80);
   const raw = join(CORPUS_DIR, `${key}.raw`);
   if (!existsSync(raw)) {
     const wav = join(CORPUS_DIR, `${key}.wav`);
-    execFileSync('espeak-ng', ['-v', voice, '-w', wav, text]);
-    execFileSync('sox', [wav, '-t', 'raw', '-r', String(rateHz), '-e', 'signed', '-b', '16', '-c', '1', raw]);
+    const prosody = talk ? ['-p', String(talk.pitch), '-s', String(talk.speed)] : [];
+    execFileSync('espeak-ng', [...(text.includes('<break') ? ['-m'] : []), '-v', voice, ...prosody, '-w', wav, text]);
+    execFileSync('sox', [...(talk ? ['-v', '0.8'] : []), wav, '-t', 'raw', '-r', String(rateHz), '-e', 'signed', '-b', '16', '-c', '1', raw]);
   }
   const b = readFileSync(raw);
   return new Int16Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
@@ -56,7 +151,7 @@ export function rng(seed: number): () => number {
   };
 }
 
-export interface Track { pcm: Float32Array; labels: Uint8Array; rateHz: number; onsetsMs: number[] }
+export interface Track { pcm: Float32Array; labels: Uint8Array; rateHz: number; onsetsMs: number[]; half?: Half }
 
 /** Frame labels: active when the clean frame is within 35 dB of the loudest; gaps < 60 ms closed. */
 export function labelFrames(pcm: Float32Array, rateHz: number, frameMs = FRAME_MS): Uint8Array {
@@ -109,15 +204,50 @@ export function speechTrack(rateHz: number, seed = 1, count = SENTENCES.length, 
   return { pcm, labels: labelFrames(pcm, rateHz), rateHz, onsetsMs };
 }
 
+/** The target speech of one corpus half (12 sentences, its own texts and voices). */
+export function halfTrack(half: Half, rateHz: number): Track {
+  const h = HALF[half];
+  return { ...speechTrack(rateHz, h.seed, h.sentences.length, h.voices, h.sentences), half };
+}
+
 export function agentTrack(rateHz: number, seed = 7): Track {
   return speechTrack(rateHz, seed, AGENT_SENTENCES.length * 2, ['en-us+m1', 'en-gb+f1'], AGENT_SENTENCES);
 }
 
-export type NoiseKind = 'white' | 'pink' | 'brown' | 'hum';
+export type NoiseKind = 'white' | 'pink' | 'brown' | 'hum' | 'babble';
+/** Stationary noises (the original corpus). */
 export const NOISE_KINDS: NoiseKind[] = ['white', 'pink', 'brown', 'hum'];
+export const ALL_NOISE_KINDS: NoiseKind[] = [...NOISE_KINDS, 'babble'];
 
-/** Unit-RMS noise of a kind (independent TS implementations, seeded). */
-export function noise(kind: NoiseKind, n: number, rateHz: number, seed = 99): Float32Array {
+/**
+ * Babble of one half: six of its eight talkers (seeded choice), each reading the half's pool of
+ * texts in a seeded order with seeded 0.4-2.4 s pauses between sentences (one espeak-ng call,
+ * SSML breaks), levelled to the same active power, +-3 dB seeded gains, circularly shifted by
+ * a seeded offset and summed; unit RMS.
+ */
+export function babble(half: Half, n: number, rateHz: number, seed = HALF[half].noiseSeed): Float32Array {
+  const r = rng(seed ^ 0x5eed);
+  const { talkers, texts } = BABBLE[half];
+  const shuffle = <T>(xs: T[]) => xs.map((x) => [r(), x] as const).sort((a, b) => a[0] - b[0]).map((x) => x[1]);
+  const out = new Float32Array(n);
+  for (const tk of shuffle(talkers).slice(0, BABBLE_TALKERS)) {
+    const text = shuffle(texts).map((x) => `${x} <break time="${Math.round(400 + 2000 * r())}ms"/>`).join(' ');
+    const pcm = Float32Array.from(speak(text, tk.voice, rateHz, tk));
+    const p = activePower({ pcm, labels: labelFrames(pcm, rateHz), rateHz, onsetsMs: [] });
+    const g = 10 ** ((6 * r() - 3) / 20) / Math.sqrt(p);
+    const off = Math.floor(r() * pcm.length);
+    for (let i = 0; i < n; i++) out[i] += g * pcm[(i + off) % pcm.length];
+  }
+  let e = 0;
+  for (const v of out) e += v * v;
+  const g = 1 / Math.sqrt(e / n);
+  for (let i = 0; i < n; i++) out[i] *= g;
+  return out;
+}
+
+/** Unit-RMS noise of a kind (independent TS implementations, seeded); babble is the given half's. */
+export function noise(kind: NoiseKind, n: number, rateHz: number, seed = 99, half: Half = 'tune'): Float32Array {
+  if (kind === 'babble') return babble(half, n, rateHz, seed);
   const r = rng(seed);
   const gauss = () => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
   const out = new Float32Array(n);
@@ -156,9 +286,9 @@ export function activePower(t: Track): number {
   return e / Math.max(1, k);
 }
 
-/** Speech + noise at snrDb, as int16. */
-export function mix(t: Track, kind: NoiseKind, snrDb: number, seed = 99): Int16Array {
-  const nz = noise(kind, t.pcm.length, t.rateHz, seed);
+/** Speech + noise at snrDb, as int16 (noise and babble of the track's half, seeded per half). */
+export function mix(t: Track, kind: NoiseKind, snrDb: number, seed = HALF[t.half ?? 'tune'].noiseSeed): Int16Array {
+  const nz = noise(kind, t.pcm.length, t.rateHz, seed, t.half ?? 'tune');
   const g = Math.sqrt(activePower(t) / 10 ** (snrDb / 10));
   return toInt16(t.pcm.map((v, i) => v + g * nz[i]));
 }

@@ -37,6 +37,12 @@ class SpeechScorer {
 
  private:
   float floor_[kBands] = {0}, clean_[kBands] = {0};
+  // Background level per band: a running quantile of the band power (steps up and down by
+  // fixed factors), sits near a third of the recent level distribution. For stationary noise
+  // it is close to the floor; over babble it is near the crowd's typical level, far above its
+  // minima, so the crowd alone no longer scores as speech.
+  float bg_[kBands] = {0};
+  int bgQuietHops_ = 0;  // hops in a row 10 dB under the background (the crowd stopped)
   // Minimum statistics guard: band minima of the last 3 half-second blocks.
   float blockMin_[kBands] = {0}, slotMin_[3][kBands] = {{0}};
   int blockHops_ = 0, slot_ = 0;

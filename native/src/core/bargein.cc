@@ -91,12 +91,29 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
   // gain capped by what that lag has shown (see LearnCaps): a line without echo stops masking
   // the caller within a second. Caps only apply to the whole window (no delay trusted yet).
   const bool caps = !echoSeen_;
-  float maxRef[kBands] = {0}, capped[kBands] = {0};
-  for (int k = 0; k < hist_; ++k) {
-    const float* r = ring_[(newest - k + hist_) % hist_];
-    for (int b = 0; b < kBands; ++b) maxRef[b] = std::max(maxRef[b], r[b]);
-    if (caps)
-      for (int b = 0; b < kBands; ++b) capped[b] = std::max(capped[b], std::min(erl_[b], cap_[k][b]) * r[b]);
+  float maxRef[kBands], capped[kBands];
+  {
+    // Lag k is ring row newest - k (mod hist_); 8 bands at a time.
+    v8f mx0 = {0}, mx1 = {0}, cp0 = {0}, cp1 = {0};
+    if (caps) {
+      const v8f e0 = LoadU8(erl_), e1 = LoadU8(erl_ + 8);
+      for (int k = 0, row = newest; k < hist_; ++k, row = row ? row - 1 : hist_ - 1) {
+        const v8f r0 = LoadU8(ring_[row]), r1 = LoadU8(ring_[row] + 8);
+        mx0 = Max8(mx0, r0);
+        mx1 = Max8(mx1, r1);
+        cp0 = Max8(cp0, Min8(e0, LoadU8(cap_[k])) * r0);
+        cp1 = Max8(cp1, Min8(e1, LoadU8(cap_[k] + 8)) * r1);
+      }
+    } else {
+      for (int row = 0; row < hist_; ++row) {  // the maximum takes the rows in any order
+        mx0 = Max8(mx0, LoadU8(ring_[row]));
+        mx1 = Max8(mx1, LoadU8(ring_[row] + 8));
+      }
+    }
+    std::memcpy(maxRef, &mx0, sizeof mx0);
+    std::memcpy(maxRef + 8, &mx1, sizeof mx1);
+    std::memcpy(capped, &cp0, sizeof cp0);
+    std::memcpy(capped + 8, &cp1, sizeof cp1);
   }
   // Echo delay: the lag whose reference spectral shape best matches the mic,
   // learned only while the reference is loud and the mic hears something.
@@ -109,10 +126,9 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
   if (refAct >= 4 && micAct >= 4) {
     float m[kBands], now[kMaxHist], nowMean = 0;
     Shape(mic, m);
-    for (int k = 0; k < hist_; ++k) {
-      const float* r = shape_[(newest - k + hist_) % hist_];
-      float c = 0;
-      for (int b = 0; b < kBands; ++b) c += m[b] * r[b];
+    const v8f m0 = LoadU8(m), m1 = LoadU8(m + 8);
+    for (int k = 0, row = newest; k < hist_; ++k, row = row ? row - 1 : hist_ - 1) {
+      const float c = HSum8(m0 * LoadU8(shape_[row]) + m1 * LoadU8(shape_[row] + 8));
       corr_[k] += 0.03f * (c - corr_[k]);
       now[k] = c;
       nowMean += c;
@@ -192,8 +208,8 @@ void BargeInDetector::LearnCaps(const float* mic, const float* micFloor, const f
     least[b] = learn[b] != 0.f ? heard[b] / maxRef[b] : 0.f;
     fast[b] = mic[b] <= extra[b] + micFloor[b] ? 1.f : 0.f;
   }
-  for (int k = 0; k < hist_; ++k) {
-    const float* r = ring_[(newest - k + hist_) % hist_];
+  for (int k = 0, row = newest; k < hist_; ++k, row = row ? row - 1 : hist_ - 1) {
+    const float* r = ring_[row];
     float* c = cap_[k];
     for (int b = 0; b < kBands; ++b) {
       const float cv = c[b];
