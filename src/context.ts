@@ -6,7 +6,8 @@ import { systemClock } from './shared/clock.js';
 import { loadKeyring } from './shared/crypto/keyring.js';
 import { createLogger, type Logger } from './shared/logger.js';
 import { logMailer, smtpMailer } from './shared/mailer.js';
-import { createRedis } from './shared/redis.js';
+import { createBoundedRedis, createRedis, redisReady } from './shared/redis.js';
+import { logRedisOutages } from './shared/redis-outages.js';
 
 /**
  * `prepare` (the service): create the database when missing and migrate it. `existing` (the admin
@@ -20,7 +21,7 @@ export async function createContext(config: Config, overrides: Partial<AppContex
   const log: Logger = overrides.log ?? createLogger(config.LOG_LEVEL);
   if (config.ALLOW_PRIVATE_URLS) log.warn('ALLOW_PRIVATE_URLS=1: private and loopback URLs are accepted (development only)');
   if (use === 'prepare') await ensureDatabase(config.DATABASE_URL);
-  const sql = overrides.sql ?? createSql(config.DATABASE_URL);
+  const sql = overrides.sql ?? createSql(config.DATABASE_URL, { connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS });
   if (use === 'prepare') {
     const applied = await migrate(sql);
     if (applied.length) log.info({ applied }, 'database migrated');
@@ -30,10 +31,21 @@ export async function createContext(config: Config, overrides: Partial<AppContex
       throw err;
     });
   }
+  const boundedRedis = overrides.boundedRedis ?? createBoundedRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS);
+  logRedisOutages(boundedRedis, log);
+  // It fails commands while it connects (no offline queue): give it a moment at start. Redis
+  // down at start is not fatal; slots and rate windows answer "unavailable" until it is back.
+  await redisReady(boundedRedis, 2000).catch((err: unknown) => log.warn({ err: { message: (err as Error).message } }, 'redis not reachable at start'));
+  let redis = overrides.redis;
+  if (!redis) {
+    redis = createRedis(config.REDIS_URL);
+    redis.on('error', () => {}); // an outage is logged once, by boundedRedis's listener
+  }
   return {
     config,
     sql,
-    redis: overrides.redis ?? createRedis(config.REDIS_URL),
+    redis,
+    boundedRedis,
     redisPrefix: overrides.redisPrefix ?? 'vc:',
     keyring: overrides.keyring ?? loadKeyring(config.KEYRING, config.DATA_DIR, log),
     log,
@@ -43,7 +55,7 @@ export async function createContext(config: Config, overrides: Partial<AppContex
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
-  await Promise.allSettled([ctx.sql.end({ timeout: 5 }), ctx.redis.quit()]);
+  await Promise.allSettled([ctx.sql.end({ timeout: 5 }), ctx.redis.quit(), ctx.boundedRedis.quit().catch(() => ctx.boundedRedis.disconnect())]);
 }
 
 async function checkExistingDatabase(sql: AppContext['sql'], url: string): Promise<void> {

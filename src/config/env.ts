@@ -33,6 +33,10 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.string().min(1).default('postgres://localhost:5432/voice'),
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
+  /** Request and media paths: a Redis command (slots, rate windows) answers or fails within this. */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(50).max(10_000).default(500),
+  /** A new Postgres connection must be established within this, else the query fails (503 on the api). */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   PUBLIC_BASE_URL: z.string().url().optional(),
   PUBLIC_MEDIA_URL: z.string().optional(),
   KEYRING: z.string().optional(),
@@ -49,6 +53,13 @@ const EnvSchema = z.object({
   /** `echo` plays the caller back instead of running the agent (media load tests). */
   MEDIA_PIPELINE: z.enum(['agent', 'echo']).default('agent'),
   DRAIN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
+  /**
+   * Media socket (both transports): the messages per second one socket may send, sustained
+   * (token bucket, every message counts). Over it: one `error` frame (browser sockets), close 1008.
+   */
+  MEDIA_MAX_MESSAGES_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(200),
+  /** Media socket: the bucket's size, i.e. how many messages one socket may send at once. */
+  MEDIA_MESSAGE_BURST: z.coerce.number().int().min(1).max(10_000_000).default(400),
 });
 
 export type Role = (typeof ROLE_NAMES)[number];

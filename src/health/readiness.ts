@@ -34,8 +34,8 @@ const outcome = (p: Promise<unknown>) =>
 
 async function checkRedis(ctx: AppContext, ms: number): Promise<void> {
   // A client that is not connected would queue the PING until Redis returns: answer at once instead.
-  if (ctx.redis.status !== 'ready') throw new Error(`redis is ${ctx.redis.status}`);
-  await within(ctx.redis.ping(), ms, 'redis');
+  if (ctx.boundedRedis.status !== 'ready') throw new Error(`redis is ${ctx.boundedRedis.status}`);
+  await within(ctx.boundedRedis.ping(), ms, 'redis');
 }
 
 async function checkMigrations(ctx: AppContext, ms: number): Promise<void> {

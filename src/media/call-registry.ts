@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../shared/app-context.js';
 import { markDraining } from '../sessions/draining.js';
-import { activateSession, CloseCode, NODE_LEASE_RENEW_MS, renewNodeLease, type RefusalCode } from '../sessions/lifecycle.js';
-import { endSession, type EndSignal } from '../sessions/settlement.js';
-import { ACTIVE_SLOT_LEASE_MS, renewSlots } from '../sessions/slots.js';
+import { activateSession, CloseCode, type RefusalCode } from '../sessions/lifecycle.js';
+import type { EndSignal } from '../sessions/settlement.js';
+import { ACTIVE_SLOT_LEASE_MS, SLOT_RENEW_MS } from '../sessions/slots.js';
+import { renewSlots } from '../sessions/slot-renewal.js';
 import type { TranscriptEntry } from '../contract/events.js';
 import type { SessionRow } from '../db/repos/voice-sessions.js';
 import type { CallPipeline } from './call-pipeline.js';
@@ -11,6 +12,13 @@ import { Pacer } from './pacer.js';
 import { openPipeline, PipelineUnavailable, type AgentPipelineFactory, type PipelineKind, type PipelineLog } from './pipelines.js';
 import type { MediaTransport } from './transport.js';
 import { VoiceSession, type SessionHooks } from './voice-session.js';
+import { NodeLease } from './node-lease.js';
+import { SettlementRetry } from './settlement-retry.js';
+
+/** How often the registry looks after leases: renewals when due, calls whose lease is lost. */
+const LEASE_TICK_MS = 1_000;
+/** A drain waits this long past its grace for settlements the database has not taken yet. */
+const DRAIN_SETTLE_WAIT_MS = 5_000;
 
 export type CallStart = { ok: true; session: VoiceSession } | { ok: false; code: RefusalCode | 1011; reason: string };
 
@@ -33,23 +41,26 @@ export interface CallRegistryOptions {
 }
 
 interface Log extends PipelineLog {
+  info: (o: object, m: string) => void;
   error: (o: object, m: string) => void;
 }
 
 /**
  * The calls this node runs, whatever their transport: it starts them (activation + pipeline),
- * paces them on one shared timer, keeps their node lease and slots alive, and settles each once
- * it ends.
+ * paces them on one shared timer, keeps their node lease (Postgres) and their slots (Redis)
+ * alive independently of each other, ends them itself if it cannot keep their lease, and
+ * settles each once it ends (again and again while the database is down).
  */
 export class CallRegistry implements CallStarter {
   private readonly live = new Map<string, VoiceSession>();
-  /** Settlements in flight. */
-  private readonly settling = new Set<Promise<unknown>>();
+  private readonly settlements: SettlementRetry;
+  private readonly lease: NodeLease;
   private readonly now = () => performance.now();
   private readonly pacer = new Pacer(this.now);
   private readonly hooks: SessionHooks;
-  private readonly renewTimer: NodeJS.Timeout;
-  private renewing: Promise<unknown> | null = null;
+  private readonly leaseTimer: NodeJS.Timeout;
+  private slotsRenewing = false;
+  private lastSlotRenewMs = 0;
 
   constructor(
     private readonly ctx: AppContext,
@@ -57,6 +68,8 @@ export class CallRegistry implements CallStarter {
     private readonly opts: CallRegistryOptions,
   ) {
     if (opts.pipeline === 'agent' && !opts.agentPipeline && !opts.pipelineFactory) throw new Error('startMediaServer: agent calls need an agentPipeline factory');
+    this.settlements = new SettlementRetry(ctx, log);
+    this.lease = new NodeLease(ctx, opts.nodeId, log, (ids) => this.endGone(ids));
     const { pacer, now } = this;
     this.hooks = {
       ended: (session, signal, transcript) => {
@@ -78,9 +91,9 @@ export class CallRegistry implements CallStarter {
         return pacer.stalledMs(fromMs, toMs);
       },
     };
-    // Lease renewal: proves this node is alive for its calls (crash recovery) and keeps their slots.
-    this.renewTimer = setInterval(() => this.renewLeases(), NODE_LEASE_RENEW_MS);
-    this.renewTimer.unref();
+    // Leases: the node lease proves this node is alive for its calls (crash recovery); slots count them.
+    this.leaseTimer = setInterval(() => this.tendLeases(), LEASE_TICK_MS);
+    this.leaseTimer.unref();
   }
 
   /** The calls running now, by session id. */
@@ -107,6 +120,8 @@ export class CallRegistry implements CallStarter {
     }
     const session = new VoiceSession(act.session, this.now(), pipeline, this.hooks, log, this.now);
     this.live.set(session.id, session);
+    const leaseUntil = act.session.lease_expires_at ?? ctx.clock.now();
+    this.lease.add(session.id, leaseUntil.getTime());
     return { ok: true, session };
   }
 
@@ -120,9 +135,9 @@ export class CallRegistry implements CallStarter {
     session.onClose();
   }
 
-  /** Resolves once no settlement is in flight (tests, drain). */
+  /** Resolves once no settlement is in flight or waiting for a retry (tests, drain). */
   async idle(): Promise<void> {
-    while (this.settling.size) await Promise.allSettled([...this.settling]);
+    await this.settlements.idle();
   }
 
   /** Stops admitting, waits up to `graceMs` for calls to end, ends the rest (1013), waits for their settlements, then stops. */
@@ -131,34 +146,75 @@ export class CallRegistry implements CallStarter {
     const deadline = performance.now() + graceMs;
     while (this.live.size > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, Math.min(100, graceMs)));
     for (const s of [...this.live.values()]) s.end('completed', 'service_restart', CloseCode.restarting);
-    await this.idle();
+    // Settlements waiting for the database get a bounded wait; the sweeper settles what is left.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.idle(), new Promise((r) => (timer = setTimeout(r, graceMs + DRAIN_SETTLE_WAIT_MS)))]);
+    clearTimeout(timer);
     this.stop();
   }
 
-  /** Stops the lease renewal and the pacer (after a drain, or when the socket never listened). */
+  /** Stops the lease renewal, settlement retries and the pacer (after a drain, or when the socket never listened). */
   stop(): void {
-    clearInterval(this.renewTimer);
+    clearInterval(this.leaseTimer);
+    this.settlements.stop();
     this.pacer.stop();
   }
 
   private settle(sessionId: string, signal: EndSignal, transcript: TranscriptEntry[]): void {
-    const p = endSession(this.ctx, sessionId, { ...signal, disconnectedAt: this.ctx.clock.now(), transcript })
-      .catch((err: unknown) => this.log.error({ err, session_id: sessionId }, 'settlement failed; the sweeper will settle it'))
-      .finally(() => this.settling.delete(p));
-    this.settling.add(p);
+    // The call's own end time, kept across retries: connected seconds are what the caller had.
+    this.settlements.settle(sessionId, { ...signal, disconnectedAt: this.ctx.clock.now(), transcript });
   }
 
-  private renewLeases(): void {
-    if (this.renewing || this.live.size === 0) return;
-    const { ctx } = this;
+  /** Once a second: the node lease (Postgres) and the slots (Redis), neither waiting on the other. */
+  private tendLeases(): void {
+    const nowMs = this.ctx.clock.now().getTime();
+    // Ended calls whose settlement has not landed keep their lease, so the sweeper leaves them to us.
+    const held = [...this.live.keys(), ...this.settlements.pendingIds];
+    this.lease.retain(new Set(held));
+    this.lease.renewIfDue(held, nowMs);
+    this.endLost(nowMs);
+    if (!this.slotsRenewing && this.live.size > 0 && nowMs - this.lastSlotRenewMs >= SLOT_RENEW_MS) this.renewSlots(nowMs);
+  }
+
+  /** Calls whose lease this node could not keep: the sweeper may settle them any moment, so their audio stops now. */
+  private endLost(nowMs: number): void {
+    const lost = this.lease.lost(nowMs).filter((id) => this.running(id));
+    if (lost.length === 0) return;
+    const failing = this.lease.failing;
+    this.log.error(
+      { calls: lost.length, renewal_failing_since: failing ? new Date(failing.sinceMs).toISOString() : null, err: failing ? { message: failing.error } : undefined },
+      'node lease lost: Postgres could not be reached to renew it, so the sweeper may settle these calls; ending them now',
+    );
+    for (const id of lost) this.live.get(id)?.end('failed', 'service_error', 1011);
+  }
+
+  /** Calls Postgres says are settled (by the sweeper or an operator): nothing is billed past that, so they end. */
+  private endGone(ids: string[]): void {
+    const gone = ids.filter((id) => this.running(id));
+    if (gone.length === 0) return;
+    this.log.warn({ calls: gone.length, session_ids: gone }, 'calls settled elsewhere while running here; ending them');
+    for (const id of gone) this.live.get(id)?.end('failed', 'service_error', 1011);
+  }
+
+  /** Live and not already ending. */
+  private running(sessionId: string): boolean {
+    const s = this.live.get(sessionId);
+    return s !== undefined && !s.ending;
+  }
+
+  private renewSlots(nowMs: number): void {
+    this.slotsRenewing = true;
+    this.lastSlotRenewMs = nowMs;
     const entries = [...this.live.values()].map((s) => ({ projectId: s.projectId, sessionId: s.id }));
-    this.renewing = Promise.all([
-      renewNodeLease(ctx, this.opts.nodeId, entries.map((e) => e.sessionId)),
-      renewSlots(ctx, entries, ctx.clock.now().getTime() + ACTIVE_SLOT_LEASE_MS),
-    ])
-      .catch((err: unknown) => this.log.warn({ err }, 'lease renewal failed'))
+    renewSlots(this.ctx, entries, nowMs + ACTIVE_SLOT_LEASE_MS)
+      .then(({ restored, unslotted }) => {
+        if (restored.length) this.log.info({ calls: restored.length }, 'lost concurrency slots taken again');
+        // The call goes on (it was admitted under the limit, which Postgres enforces at admission).
+        if (unslotted.length) this.log.warn({ session_ids: unslotted }, 'lost concurrency slots not taken again: project at its limit');
+      })
+      .catch((err: unknown) => this.log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'slot renewal failed (Redis); the calls go on'))
       .finally(() => {
-        this.renewing = null;
+        this.slotsRenewing = false;
       });
   }
 }

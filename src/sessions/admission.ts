@@ -5,9 +5,9 @@ import type { AgentVariable } from '../contract/agents.js';
 import { loadAgentForSession, type SessionAgent } from '../db/repos/agents.js';
 import { getProjectCallLimits } from '../db/repos/projects.js';
 import type { ProviderAccountInfo } from '../db/repos/provider-accounts.js';
-import { insertSession, toSessionInfo, type SessionInfo, type SessionRow } from '../db/repos/voice-sessions.js';
+import { countLiveSessions, insertSession, toSessionInfo, type SessionInfo, type SessionRow } from '../db/repos/voice-sessions.js';
 import type { Tx } from '../shared/sql.js';
-import { lockWallet, placeHold } from '../db/repos/wallet.js';
+import { lockWallet, placeHold, readWallet } from '../db/repos/wallet.js';
 import { randomToken, sha256Hex } from '../shared/crypto/tokens.js';
 import { errors, sessionErrors, type FieldError } from '../shared/errors.js';
 import { isDraining } from './draining.js';
@@ -87,10 +87,16 @@ export interface AdmittedCall {
   expiresAt: Date;
 }
 
+/** Retry-After of a 429 from the live-session count in Postgres (calls end, created sessions expire). */
+export const LIVE_LIMIT_RETRY_AFTER_SECONDS = 5;
+
 /**
  * Admission shared by every door. Checks run in contract §5 order (the body was validated by
- * the route). Hold, slot and hashed token are written in one transaction that holds the wallet
- * row lock, so concurrent admissions of a project never overdraw.
+ * the route). The concurrency slot is taken in Redis (bounded, see slots.ts) BEFORE the wallet
+ * transaction and given back if that transaction fails: nothing waits on Redis while it holds
+ * the wallet row lock. The transaction then places the hold under the wallet lock (concurrent
+ * admissions of a project never overdraw) and counts the project's live sessions in Postgres
+ * under the same lock, so the limit holds whatever Redis lost or missed.
  */
 export async function admitCall(ctx: AppContext, projectId: string, req: CallAdmission): Promise<AdmittedCall> {
   if (isDraining(ctx)) throw sessionErrors.draining();
@@ -114,16 +120,24 @@ export async function admitCall(ctx: AppContext, projectId: string, req: CallAdm
   const now = ctx.clock.now();
   const expiresAt = new Date(now.getTime() + req.tokenTtlSeconds * 1000);
 
-  let slotTaken = false;
+  // Wallet before concurrency (contract §5): an unfunded project hears 402 even when it is full.
+  const project = await getProjectCallLimits(ctx.sql, projectId);
+  const funds = await readWallet(ctx.sql, projectId);
+  if (!funds || funds.balance - funds.held < hold) throw sessionErrors.walletInsufficient();
+  const slot = await takeSlot(ctx, projectId, sessionId, project.max_concurrent_sessions, expiresAt.getTime() + CREATED_SLOT_MARGIN_MS).catch((err: unknown) => {
+    // A hung Redis may still run the take once it wakes: the release queued behind it undoes it.
+    void releaseSlot(ctx, projectId, sessionId).catch(() => {});
+    throw err;
+  });
+  if (!slot.taken) throw sessionErrors.concurrencyLimit(slot.retryAfterSeconds);
+
   try {
     const row = await ctx.sql.begin(async (tx) => {
       if (req.begin) await req.begin(tx);
-      const project = await getProjectCallLimits(tx, projectId);
       const wallet = await lockWallet(tx, projectId);
       if (!wallet || wallet.balance - wallet.held < hold) throw sessionErrors.walletInsufficient();
-      const slot = await takeSlot(ctx, projectId, sessionId, project.max_concurrent_sessions, expiresAt.getTime() + CREATED_SLOT_MARGIN_MS);
-      if (!slot.taken) throw sessionErrors.concurrencyLimit(slot.retryAfterSeconds);
-      slotTaken = true;
+      const live = await countLiveSessions(tx, projectId, now);
+      if (live >= project.max_concurrent_sessions) throw sessionErrors.concurrencyLimit(LIVE_LIMIT_RETRY_AFTER_SECONDS);
       const inserted = await insertSession(tx, {
         id: sessionId,
         project_id: projectId,
@@ -154,7 +168,9 @@ export async function admitCall(ctx: AppContext, projectId: string, req: CallAdm
     });
     return { row, token, expiresAt };
   } catch (err) {
-    if (slotTaken) await releaseSlot(ctx, projectId, sessionId).catch(() => {});
+    await releaseSlot(ctx, projectId, sessionId).catch((e: unknown) =>
+      ctx.log.warn({ err: { message: (e as Error).message }, session_id: sessionId }, 'slot of a failed admission not released; its lease will expire'),
+    );
     throw err;
   }
 }

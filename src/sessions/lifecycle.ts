@@ -2,7 +2,8 @@ import type { AppContext } from '../shared/app-context.js';
 import type { Tx } from '../shared/sql.js';
 import { getSessionById, markMediaConnected, renewNodeLeases, type SessionRow } from '../db/repos/voice-sessions.js';
 import { safeEqual, sha256Hex } from '../shared/crypto/tokens.js';
-import { connectRefusal } from './connect-checks.js';
+import { connectRefusal, reserveConnectSlot } from './connect-checks.js';
+import { releaseSlot } from './slots.js';
 import { isDraining } from './draining.js';
 import { endSession, type EndReason } from './settlement.js';
 
@@ -49,6 +50,7 @@ export interface ActivationChecks {
 export async function activate(ctx: AppContext, sessionId: string, token: string, nodeId: string, checks: ActivationChecks): Promise<Activation> {
   if (isDraining(ctx)) return refuse(CloseCode.restarting, 'service restarting');
   if (!UUID.test(sessionId)) return refuse(CloseCode.unknownSession, 'unknown session');
+  const slot = await reserveConnectSlot(ctx, sessionId, token, ctx.clock.now());
   const after: { end?: EndReason } = {};
   const result = await ctx.sql.begin(async (tx): Promise<Activation> => {
     const row = await getSessionById(tx, sessionId, true);
@@ -63,7 +65,7 @@ export async function activate(ctx: AppContext, sessionId: string, token: string
       if (row.status === 'created') after.end = 'not_connected';
       return refuse(CloseCode.expired, checks.lateReason);
     }
-    const refusal = await connectRefusal(ctx, tx, row, now);
+    const refusal = await connectRefusal(tx, row, slot);
     if (refusal) {
       // The pipeline cannot start (contract §5: → failed): hold and slot go back now.
       if (refusal.code === CloseCode.pipelineUnavailable) after.end = 'provider_error';
@@ -75,6 +77,7 @@ export async function activate(ctx: AppContext, sessionId: string, token: string
     return { ok: true, session: active };
   });
   if (after.end) await endSession(ctx, sessionId, { outcome: 'failed', endReason: after.end });
+  else if (!result.ok && slot.kind === 'added') await releaseSlot(ctx, slot.projectId, sessionId).catch(() => {});
   return result;
 }
 
@@ -94,12 +97,13 @@ export async function activateSession(ctx: AppContext, sessionId: string, token:
 }
 
 /**
- * Renews this node's lease on the calls it is running (one statement for all of them). Only
- * the calls still live in memory are renewed: a call whose own settlement failed lets its
- * lease lapse, and the sweeper settles it.
+ * Renews this node's lease on the calls it is running (one statement for all of them) and
+ * returns the ids renewed: one missing was settled meanwhile, and its audio must stop. The node
+ * also renews calls that ended but whose settlement has not landed yet (database down), so the
+ * sweeper leaves their settlement to the node, which knows how they ended.
  */
-export async function renewNodeLease(ctx: AppContext, nodeId: string, sessionIds: string[]): Promise<void> {
-  if (sessionIds.length === 0) return;
+export async function renewNodeLease(ctx: AppContext, nodeId: string, sessionIds: string[]): Promise<string[]> {
+  if (sessionIds.length === 0) return [];
   const now = ctx.clock.now();
-  await renewNodeLeases(ctx.sql, nodeId, sessionIds, now, new Date(now.getTime() + NODE_LEASE_MS));
+  return renewNodeLeases(ctx.sql, nodeId, sessionIds, now, new Date(now.getTime() + NODE_LEASE_MS));
 }

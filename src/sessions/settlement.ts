@@ -23,6 +23,18 @@ export interface EndSignal {
   disconnectedAt?: Date;
   /** What was said, ms relative to media connect. Stored when store_transcript; feeds insights. */
   transcript?: TranscriptEntry[];
+  /**
+   * Settle only if this still holds under the row lock (sweepers): `lease_lapsed`, the call is
+   * active and its node's lease has run out (a node that renewed meanwhile keeps its call);
+   * `token_expired`, the session is still created and its token window closed.
+   */
+  onlyIf?: 'lease_lapsed' | 'token_expired';
+}
+
+function conditionHolds(row: SessionRow, onlyIf: EndSignal['onlyIf'], now: Date): boolean {
+  if (onlyIf === 'lease_lapsed') return row.status === 'active' && row.lease_expires_at !== null && row.lease_expires_at <= now;
+  if (onlyIf === 'token_expired') return row.status === 'created' && row.token_expires_at !== null && row.token_expires_at <= now;
+  return true;
 }
 
 export interface EndResult {
@@ -41,8 +53,9 @@ async function versionSettings(tx: Tx, row: SessionRow): Promise<VersionCallSett
 
 /**
  * Ends a session and settles it, exactly once: the session row is locked, a settled session
- * is returned untouched, and the ledger's unique (session_id, kind) backs that up. A session
- * that never became active always ends `failed` with nothing charged.
+ * (or one whose `onlyIf` no longer holds) is returned untouched, and the ledger's unique
+ * (session_id, kind) backs that up. A session that never became active always ends `failed`
+ * with nothing charged.
  *
  * In the same transaction: the transcript is stored when the session's store_transcript is
  * on (expiring after the agent version's retention_days, capped by TRANSCRIPT_RETENTION_DAYS),
@@ -53,8 +66,10 @@ export async function endSession(ctx: AppContext, sessionId: string, signal: End
   const result = await ctx.sql.begin(async (tx) => {
     const row = await getSessionById(tx, sessionId, true);
     if (!row) return null;
-    if (row.settled_at) return { row, settledNow: false, emitted: null as EmittedEvent | null, insights: null as { transcript: TranscriptEntry[] | null } | null };
+    const untouched = { row, settledNow: false, emitted: null as EmittedEvent | null, insights: null as { transcript: TranscriptEntry[] | null } | null };
+    if (row.settled_at) return untouched;
     const now = ctx.clock.now();
+    if (!conditionHolds(row, signal.onlyIf, now)) return untouched;
     const wasActive = row.status === 'active' && row.media_connected_at !== null;
     let disconnectedAt: Date | null = null;
     let connectedSeconds = 0;

@@ -10,7 +10,10 @@ import type { Mailer } from './mailer.js';
 export interface AppContext {
   config: Config;
   sql: Sql;
+  /** BullMQ producers' connection: waits out outages (never awaited unbounded on a request or media path). */
   redis: Redis;
+  /** Request and media paths' connection: every command answers or fails within REDIS_COMMAND_TIMEOUT_MS. */
+  boundedRedis: Redis;
   /** Prefix of every Redis key (and BullMQ queue prefix) so tests and tenants of one Redis stay apart. */
   redisPrefix: string;
   keyring: Keyring;

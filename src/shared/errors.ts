@@ -77,6 +77,9 @@ export const errors = {
   rateLimited: (retryAfterSeconds: number, detail = 'rate limit exceeded') =>
     new AppError('VC_ERR_RATE_LIMITED', 429, 'rate_limit', detail, { 'retry-after': String(retryAfterSeconds) }),
   unavailable: make('VC_ERR_UNAVAILABLE', 503, 'connectivity'),
+  /** Postgres cannot be reached (outage, restart): nothing was done, retry. */
+  databaseUnavailable: () =>
+    new AppError('VC_ERR_UNAVAILABLE_DATABASE', 503, 'connectivity', 'database unavailable, retry later', { 'retry-after': '2' }),
   internal: () => new AppError('VC_ERR_INTERNAL', 500, 'server', 'internal error'),
 };
 
@@ -97,6 +100,11 @@ export const sessionErrors = {
       'retry-after': String(retryAfterSeconds),
     }),
   draining: () => new AppError('VC_ERR_UNAVAILABLE_DRAINING', 503, 'connectivity', 'service draining'),
+  /** Concurrency slots cannot be counted (Redis unreachable, or being rebuilt after a data loss). */
+  slotsUnavailable: (retryAfterSeconds: number) =>
+    new AppError('VC_ERR_UNAVAILABLE_SLOTS', 503, 'connectivity', 'concurrency slots unavailable, retry later', {
+      'retry-after': String(retryAfterSeconds),
+    }),
   sessionNotFound: () => new AppError('VC_ERR_NOT_FOUND', 404, 'not_found', 'voice session not found'),
   agentNotFound: () => new AppError('VC_ERR_NOT_FOUND', 404, 'not_found', 'agent not found'),
 };

@@ -6,10 +6,19 @@ export type Tx = postgres.TransactionSql<{ bigint: bigint }>;
 /** The pool or a transaction: repository functions that may run inside one or alone take this. */
 export type Db = Sql | Tx;
 
-/** Bigints (money in nano-USD, counters) come back as JS bigint, never as floats. */
-export function createSql(url: string, max = 10): Sql {
+/**
+ * Bigints (money in nano-USD, counters) come back as JS bigint, never as floats. A connection
+ * that cannot be made within `connectTimeoutMs` fails its queries (postgres.js waits 30 s by
+ * default), so an unreachable database answers 503 instead of holding requests.
+ */
+export function createSql(url: string, opts: { max?: number; connectTimeoutMs?: number } = {}): Sql {
   return postgres(url, {
-    max,
+    max: opts.max ?? 10,
+    connect_timeout: (opts.connectTimeoutMs ?? 30_000) / 1000,
+    // Seconds before a failed connection is tried again. postgres.js's default grows to 20 s
+    // after a few failures, and queries wait for it: a 5 s outage then kept the pool (and every
+    // request) waiting up to 20 s more. Capped at half a second: errors stay fast, recovery prompt.
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
     onnotice: () => {},
     types: { bigint: postgres.BigInt },
     connection: { application_name: 'voice-agent-service' },

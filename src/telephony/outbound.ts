@@ -5,7 +5,7 @@ import { findProjectNumber } from '../db/repos/carrier-numbers.js';
 import { findIdempotencyKey, lockIdempotencyKey, rememberIdempotencyKey, type IdempotencyRecord } from '../db/repos/idempotency-keys.js';
 import { toSessionInfo, type SessionInfo } from '../db/repos/voice-sessions.js';
 import { admitCall } from '../sessions/admission.js';
-import { carrierErrors, fieldError } from '../shared/errors.js';
+import { AppError, carrierErrors, fieldError } from '../shared/errors.js';
 import { isUniqueViolation } from '../shared/pg-errors.js';
 import { kickDial } from './dial-queue.js';
 import { bodyHash, IDEMPOTENCY_HEADER } from './idempotency.js';
@@ -88,6 +88,15 @@ export async function admitOutbound(
     return { session: toSessionInfo(row), duplicate: false };
   } catch (err) {
     if (err instanceof DuplicateKey) return duplicateOf(ctx, projectId, err.record, hash!);
+    // No slot (full, or Redis unavailable) is taken before the key is looked at: a duplicate of a
+    // call still being admitted waits for it on the key's lock, and answers with it if it landed.
+    if (key !== undefined && err instanceof AppError && (err.status === 429 || err.status === 503)) {
+      const known = await ctx.sql.begin(async (tx) => {
+        await lockIdempotencyKey(tx, projectId, key);
+        return findIdempotencyKey(tx, projectId, key, now);
+      });
+      if (known) return duplicateOf(ctx, projectId, known, hash!);
+    }
     if (key !== undefined && isUniqueViolation(err, 'outbound_idempotency_keys_pkey')) {
       const known = await findIdempotencyKey(ctx.sql, projectId, key, now);
       if (known) return duplicateOf(ctx, projectId, known, hash!);

@@ -12,6 +12,9 @@ export interface OwnRedis {
   url: string;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** SIGSTOP: connections stay open but nothing answers (a hung Redis); `resume` continues it. */
+  pause(): void;
+  resume(): void;
   close(): Promise<void>;
 }
 
@@ -58,7 +61,10 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     url: `redis://127.0.0.1:${port}`,
     start,
     stop,
+    pause: () => void child?.kill('SIGSTOP'),
+    resume: () => void child?.kill('SIGCONT'),
     close: async () => {
+      if (child) child.kill('SIGCONT');
       await stop();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -136,3 +136,23 @@ t.test('a node whose lease lapsed: the sweeper settles its calls as service_erro
   t.equal(row.connected_seconds, 20);
   t.equal(row.cost_nano_usd, 5_000_000n);
 });
+
+t.test('the sweeper reads the lease again under the row lock: a node that renewed meanwhile keeps its call', async (t) => {
+  const s = await admit();
+  await activateSession(h.ctx, s.id, s.token, 'node-slow');
+  clock.advance(31_000); // the lease (30 s) ran out: the sweeper will list the call
+  let sweep: Promise<unknown> | null = null;
+  await h.ctx.sql.begin(async (tx) => {
+    // The node's renewal holds the row while the sweeper lists the call and waits for the lock.
+    await tx`select id from voice_sessions where id = ${s.id} for update`;
+    sweep = sweepOnce(h.ctx);
+    await new Promise((r) => setTimeout(r, 300));
+    await renewNodeLease({ ...h.ctx, sql: tx as unknown as typeof h.ctx.sql }, 'node-slow', [s.id]);
+  });
+  t.same(await sweep, { expired: 0, orphaned: 0 }, 'not settled');
+  const [row] = await h.ctx.sql`select status, settled_at from voice_sessions where id = ${s.id}`;
+  t.same({ ...row }, { status: 'active', settled_at: null });
+  const late = await endSession(h.ctx, s.id, { outcome: 'failed', endReason: 'service_error', onlyIf: 'lease_lapsed' });
+  t.equal(late!.settledNow, false, 'nor by a late orphan settlement');
+  await endSession(h.ctx, s.id, { outcome: 'completed', endReason: 'caller_hangup' });
+});

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../../shared/app-context.js';
 import { errors } from '../../shared/errors.js';
+import { noteRedisFailure, redisUsable } from '../../shared/redis.js';
 
 // Sign-in and sign-up throttling, counted in Redis so every api process shares it. Login
 // attempts are counted per account and per client address for 15 minutes; past a free allowance
@@ -60,11 +61,15 @@ function keys(ctx: AppContext, email: string, address: string): string[] {
 async function bounded<T>(ctx: AppContext, work: Promise<T>): Promise<T | null> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), REDIS_WAIT_MS);
+    timer = setTimeout(() => {
+      noteRedisFailure(ctx.boundedRedis); // the next commands skip Redis for a moment
+      resolve(null);
+    }, REDIS_WAIT_MS);
   });
   try {
     return await Promise.race([work, late]);
   } catch (err) {
+    noteRedisFailure(ctx.boundedRedis);
     ctx.log.warn({ err: { message: (err as Error).message } }, 'sign-in throttle unavailable; letting the request through');
     return null;
   } finally {
@@ -83,24 +88,24 @@ export interface SignInStanding {
  */
 export async function startSignIn(ctx: AppContext, email: string, address: string): Promise<SignInStanding> {
   // A client that is not connected would queue the command until Redis returns: fail open at once.
-  if (ctx.redis.status !== 'ready') return { suspect: false };
+  if (!redisUsable(ctx.boundedRedis)) return { suspect: false };
   const args = [...keys(ctx, email, address), FAILURE_WINDOW_MS, FREE_FAILURES_PER_ACCOUNT, FREE_FAILURES_PER_ADDRESS, MAX_LOCK_MS];
-  const r = (await bounded(ctx, ctx.redis.eval(ATTEMPT, 4, ...args) as Promise<[number, number, number]>)) ?? [0, 0, 0];
+  const r = (await bounded(ctx, ctx.boundedRedis.eval(ATTEMPT, 4, ...args) as Promise<[number, number, number]>)) ?? [0, 0, 0];
   if (r[0] > 0) throw errors.rateLimited(Math.ceil(r[0] / 1000), 'too many failed sign-ins; retry later');
   return { suspect: r[1] > 0 || r[2] > 0 };
 }
 
 /** The password was right: the account starts afresh and the address gets this attempt back. */
 export async function recordSignInSuccess(ctx: AppContext, email: string, address: string): Promise<void> {
-  if (ctx.redis.status !== 'ready') return;
-  await bounded(ctx, ctx.redis.eval(SUCCESS, 4, ...keys(ctx, email, address)));
+  if (!redisUsable(ctx.boundedRedis)) return;
+  await bounded(ctx, ctx.boundedRedis.eval(SUCCESS, 4, ...keys(ctx, email, address)));
 }
 
 /** Counts a sign-up attempt; 429 with Retry-After past the hourly cap per address or per e-mail. */
 export async function checkSignUp(ctx: AppContext, email: string, address: string): Promise<void> {
-  if (ctx.redis.status !== 'ready') return;
+  if (!redisUsable(ctx.boundedRedis)) return;
   const p = `${ctx.redisPrefix}signup:`;
-  const take = (key: string, limit: number) => bounded(ctx, ctx.redis.eval(WINDOW, 1, key, limit, 3_600_000) as Promise<[number, number]>);
+  const take = (key: string, limit: number) => bounded(ctx, ctx.boundedRedis.eval(WINDOW, 1, key, limit, 3_600_000) as Promise<[number, number]>);
   const [byAddress, byEmail] = await Promise.all([take(`${p}ip:${address}`, SIGNUPS_PER_ADDRESS_PER_HOUR), take(`${p}email:${emailKey(email)}`, SIGNUPS_PER_EMAIL_PER_HOUR)]);
   for (const [hit, limit] of [[byAddress, SIGNUPS_PER_ADDRESS_PER_HOUR], [byEmail, SIGNUPS_PER_EMAIL_PER_HOUR]] as const) {
     if (hit && hit[0] > limit) throw errors.rateLimited(Math.max(1, Math.ceil(hit[1] / 1000)), 'too many sign-ups; retry later');

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, errors } from '../../shared/errors.js';
-import { isUniqueViolation } from '../../shared/pg-errors.js';
+import { isDatabaseUnavailable, isUniqueViolation } from '../../shared/pg-errors.js';
 
 // Every failure leaves as {"detail": ...}. Fastify's own errors and Postgres errors are
 // classified here, once; anything unknown is a 500 that leaks nothing but the request id.
@@ -8,7 +8,6 @@ import { isUniqueViolation } from '../../shared/pg-errors.js';
 const PG_CLASSES: Record<string, () => AppError> = {
   '40001': () => errors.unavailable('temporarily unavailable, retry'),
   '40P01': () => errors.unavailable('temporarily unavailable, retry'),
-  '57P01': () => errors.unavailable('service restarting'),
 };
 
 function classify(err: FastifyError & { code?: string }): AppError | null {
@@ -23,6 +22,8 @@ function classify(err: FastifyError & { code?: string }): AppError | null {
       return errors.validation([{ loc: ['body'], msg: 'malformed JSON', type: 'json_invalid' }]);
   }
   if (isUniqueViolation(err)) return errors.conflict('resource already exists');
+  // Postgres down or restarting: a 503 the SDKs retry (Retry-After), never a 500.
+  if (isDatabaseUnavailable(err)) return errors.databaseUnavailable();
   if (err.code && PG_CLASSES[err.code]) return PG_CLASSES[err.code]();
   // SQLSTATE class 22 (data exception: text Postgres cannot store, out-of-range numbers) and
   // 54 (too complex) come from client-supplied values that slipped past validation.

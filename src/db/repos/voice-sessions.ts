@@ -169,10 +169,38 @@ export async function markMediaConnected(
   return row;
 }
 
-/** Renews `nodeId`'s lease on those of `sessionIds` it is still running (one statement for all). */
-export async function renewNodeLeases(db: Db, nodeId: string, sessionIds: string[], now: Date, leaseExpiresAt: Date): Promise<void> {
-  await db`update voice_sessions set lease_expires_at = ${leaseExpiresAt}, heartbeat_at = ${now}
-    where node_id = ${nodeId} and status = 'active' and id = any(${sessionIds}::uuid[])`;
+/**
+ * Renews `nodeId`'s lease on those of `sessionIds` it is still running (one statement for all).
+ * Returns the ids renewed: a missing one was settled meanwhile (or belongs to another node).
+ */
+export async function renewNodeLeases(db: Db, nodeId: string, sessionIds: string[], now: Date, leaseExpiresAt: Date): Promise<string[]> {
+  const rows = await db<{ id: string }[]>`update voice_sessions set lease_expires_at = ${leaseExpiresAt}, heartbeat_at = ${now}
+    where node_id = ${nodeId} and status = 'active' and settled_at is null and id = any(${sessionIds}::uuid[])
+    returning id`;
+  return rows.map((r) => r.id);
+}
+
+/** A session that holds a concurrency slot: created with its ws_url still valid, or active. */
+export interface SlotHolder {
+  id: string;
+  project_id: string;
+  status: 'created' | 'active';
+  token_expires_at: Date;
+}
+
+// Live = unsettled and either active, or created with a token window still open (a created
+// session past it can no longer connect; the sweeper settles it).
+const live = (db: Db, now: Date) => db`settled_at is null and (status = 'active' or (status = 'created' and token_expires_at > ${now}))`;
+
+/** Every live session of every project (rebuilding the slot sets after Redis lost them). */
+export async function listSlotHolders(db: Db, now: Date): Promise<SlotHolder[]> {
+  return db<SlotHolder[]>`select id, project_id, status, token_expires_at from voice_sessions where ${live(db, now)}`;
+}
+
+/** How many live sessions the project has (admission's check against max_concurrent_sessions, under the wallet lock). */
+export async function countLiveSessions(db: Db, projectId: string, now: Date): Promise<number> {
+  const [row] = await db<{ n: number }[]>`select count(*)::int as n from voice_sessions where project_id = ${projectId} and ${live(db, now)}`;
+  return row.n;
 }
 
 export interface Settlement {

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../shared/app-context.js';
-import type { Tx } from '../../shared/sql.js';
+import type { Db, Tx } from '../../shared/sql.js';
 import { CURRENCY, MONEY_SCALE } from '../../contract/money.js';
 
 export interface WalletInfo {
@@ -52,6 +52,13 @@ export async function creditWallet(ctx: AppContext, projectId: string, nanoUsd: 
       values (${projectId}, 'credit', ${nanoUsd.toString()}, ${ctx.clock.now()})`;
     return row.balance_nano_usd;
   });
+}
+
+/** The wallet's balance and holds as they stand, without a lock (admission's early 402). */
+export async function readWallet(db: Db, projectId: string): Promise<{ balance: bigint; held: bigint } | null> {
+  const [row] = await db<{ balance_nano_usd: bigint; held_nano_usd: bigint }[]>`
+    select balance_nano_usd, held_nano_usd from wallets where project_id = ${projectId}`;
+  return row ? { balance: row.balance_nano_usd, held: row.held_nano_usd } : null;
 }
 
 /** Locks the project's wallet row for the rest of the transaction (admission serialises on it). */

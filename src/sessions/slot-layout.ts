@@ -1,0 +1,19 @@
+import type { AppContext } from '../shared/app-context.js';
+
+// How concurrency slots are laid out in Redis: keys and lease lengths (shared by taking,
+// renewing and rebuilding slots).
+
+/** A created session keeps its slot until its ws_url expires, plus this margin for the sweeper. */
+export const CREATED_SLOT_MARGIN_MS = 30_000;
+/** An active call's slot lease; the media node renews it every `SLOT_RENEW_MS`. */
+export const ACTIVE_SLOT_LEASE_MS = 30_000;
+export const SLOT_RENEW_MS = 10_000;
+
+/** A project's slot set: member = session id, score = lease expiry (ms). */
+export const slotKey = (ctx: AppContext, projectId: string): string => `${ctx.redisPrefix}slots:${projectId}`;
+
+/** Exists while the slot sets can be trusted; a Redis that lost its data lost this too. */
+export const slotsReadyKey = (ctx: AppContext): string => `${ctx.redisPrefix}slots-ready`;
+
+/** Held by the one process rebuilding the sets. */
+export const slotsRebuildLockKey = (ctx: AppContext): string => `${ctx.redisPrefix}slots-rebuilding`;
