@@ -10,7 +10,6 @@
 // espeak-ng in real time. Prints the live transcript and the settled session, writes the call
 // as a stereo WAV (left caller, right agent, 16 kHz), and cleans everything up.
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AppContext } from '../src/shared/app-context.js';
@@ -23,6 +22,7 @@ import { createAccount as createProviderAccount, verifyAccount } from '../src/pr
 import { findLocalEngines } from '../src/providers/verify/local.js';
 import { Keyring } from '../src/shared/crypto/keyring.js';
 import { createLogger } from '../src/shared/logger.js';
+import { freePort } from './free-port.js';
 import { synthesize, writeStereoWav } from './demo-audio.js';
 import { DemoCaller } from './demo-caller.js';
 
@@ -39,17 +39,6 @@ const { values: args } = parseArgs({ options: { out: { type: 'string', default: 
 const out = resolve(args.out!);
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-  });
-}
 
 async function admin(ctx: AppContext, name: string, flags: Record<string, string | true>) {
   return (await commands[name](ctx, new Map(Object.entries(flags)))) as Record<string, string>;

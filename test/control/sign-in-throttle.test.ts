@@ -1,6 +1,5 @@
 import t from 'tap';
-import { startHarness } from '../helpers/harness.js';
-import { startOwnRedis } from '../helpers/own-redis.js';
+import { harnessOnOwnRedis } from '../helpers/own-redis.js';
 import { FREE_FAILURES_PER_ACCOUNT, FREE_FAILURES_PER_ADDRESS, SIGNUPS_PER_ADDRESS_PER_HOUR } from '../../src/control/auth/sign-in-throttle.js';
 import { createAccount } from '../../src/db/repos/accounts.js';
 import { ConcurrencyGate } from '../../src/shared/concurrency-gate.js';
@@ -9,13 +8,7 @@ import { ConcurrencyGate } from '../../src/shared/concurrency-gate.js';
 // Retry-After, before any password hashing), a success clears the account's count, and the
 // throttle fails open when its Redis is gone so people can still sign in.
 
-const redis = await startOwnRedis();
-const h = await startHarness({ env: { REDIS_URL: redis.url } });
-t.teardown(async () => {
-  await redis.start();
-  await h.close();
-  await redis.close();
-});
+const { h, redis } = await harnessOnOwnRedis();
 const password = 'a long password 123';
 await createAccount(h.ctx, 'owner@example.com', password);
 await createAccount(h.ctx, 'other@example.com', password);

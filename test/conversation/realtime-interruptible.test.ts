@@ -1,10 +1,10 @@
 import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { startProviderFakes } from '../fakes/wire/providers.js';
-import type { ReceivedSocket } from '../fakes/wire/server.js';
 import type { RealtimeScript } from '../fakes/wire/openai-realtime.js';
 import { Phrases } from '../../src/conversation/phrases.js';
-import { call, sessionRow, setupAgent, speech, startAgentMedia, verifiedAccount } from './fixtures.js';
+import { call, sessionRow, setupAgent, speech, startAgentMedia } from './fixtures.js';
+import { realtimePipeline, sent, until, words } from './realtime-support.js';
 
 // The realtime engine (OpenAI Realtime wire fake, server VAD by energy) through the real media
 // socket: the greeting is interrupted like an answer (interrupted with heard, the item
@@ -27,14 +27,6 @@ async function realtimeFake(realtime: RealtimeScript) {
   return fake;
 }
 
-const realtimePipeline = (baseUrl: string, stage: Record<string, unknown> = {}) => async (projectId: string) => {
-  const id = await verifiedAccount(h, projectId, 'openai', baseUrl);
-  return { realtime: { account_id: id, model: 'gpt-realtime', voice: 'marin', ...stage } };
-};
-
-type Msg = Record<string, any>;
-const sent = (sock: ReceivedSocket, type: string) => (sock.messages as Msg[]).filter((m) => m.type === type);
-const words = (text: string) => text.split(/(?=\s)/);
 const GREETING = 'Hello Ann, thank you for calling the city clinic. I can help you book, move or cancel an appointment today.';
 // About six seconds of greeting, a word every three chunks of audio (the fake sends the i-th
 // word with the i-th chunk), generated faster than real time as the service does.
@@ -44,20 +36,10 @@ const slowly = (text: string) => {
 };
 const greetingResponse = slowly(GREETING);
 
-async function until<T>(what: string, f: () => T | undefined | null | false, timeoutMs = 10_000): Promise<T> {
-  const end = performance.now() + timeoutMs;
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 t.test('endpointing_ms of the realtime stage is the server VAD silence (default 500 ms)', async (t) => {
   const fake = await realtimeFake({ responses: [{ words: ['Hi.'], chunks: 4, samplesPerChunk: 2400 }] });
   for (const [stage, expected] of [[{ endpointing_ms: 900 }, 900], [{}, 500]] as const) {
-    const setup = await setupAgent(h, realtimePipeline(fake.baseUrl, stage), { pipeline_mode: 'realtime' });
+    const setup = await setupAgent(h, realtimePipeline(h, fake.baseUrl, stage), { pipeline_mode: 'realtime' });
     const before = fake.sockets.length;
     const { caller } = await call(h, media, setup);
     const sock = await until('the realtime socket', () => fake.sockets.slice(before).find((s) => s.path === '/v1/realtime'));
@@ -70,7 +52,7 @@ t.test('endpointing_ms of the realtime stage is the server VAD silence (default 
 
 t.test('the greeting is interrupted: heard, the item truncated, the caller answered', async (t) => {
   const fake = await realtimeFake({ transcripts: ['what are your hours'], responses: [greetingResponse, { words: ['We', ' open', ' at', ' nine.'], chunks: 8, samplesPerChunk: 2400 }] });
-  const setup = await setupAgent(h, realtimePipeline(fake.baseUrl), { pipeline_mode: 'realtime', greeting: 'Hello {{name}}.' });
+  const setup = await setupAgent(h, realtimePipeline(h, fake.baseUrl), { pipeline_mode: 'realtime', greeting: 'Hello {{name}}.' });
   const { caller } = await call(h, media, setup);
   const first = await until('greeting audio', () => caller.audio.find((a) => a.pcm.some((v) => Math.abs(v) > 2000)));
   await new Promise((r) => setTimeout(r, Math.max(0, first.at + 1500 - performance.now())));
@@ -95,7 +77,7 @@ t.test('the greeting is interrupted: heard, the item truncated, the caller answe
 
 t.test('interruptible_greeting false: the greeting plays to the end', async (t) => {
   const fake = await realtimeFake({ transcripts: ['can you hear me'], responses: [greetingResponse] });
-  const setup = await setupAgent(h, realtimePipeline(fake.baseUrl), { pipeline_mode: 'realtime', greeting: 'Hello {{name}}.', interruptible_greeting: false });
+  const setup = await setupAgent(h, realtimePipeline(h, fake.baseUrl), { pipeline_mode: 'realtime', greeting: 'Hello {{name}}.', interruptible_greeting: false });
   const { caller } = await call(h, media, setup);
   const first = await until('greeting audio', () => caller.audio.find((a) => a.pcm.some((v) => Math.abs(v) > 2000)));
   await new Promise((r) => setTimeout(r, Math.max(0, first.at + 1500 - performance.now())));
@@ -111,7 +93,7 @@ t.test('interruptible_greeting false: the greeting plays to the end', async (t) 
 
 t.test('an idle goodbye the caller cuts: interrupted, the hang-up called off, the caller answered', async (t) => {
   const fake = await realtimeFake({ transcripts: ['wait i am still here'], responses: [slowly(Phrases.idleGoodbye), { words: ['Great,', ' how', ' can', ' I', ' help?'], chunks: 8, samplesPerChunk: 2400 }] });
-  const setup = await setupAgent(h, realtimePipeline(fake.baseUrl), { pipeline_mode: 'realtime', idle_hangup_seconds: 5 });
+  const setup = await setupAgent(h, realtimePipeline(h, fake.baseUrl), { pipeline_mode: 'realtime', idle_hangup_seconds: 5 });
   const { caller, sessionId } = await call(h, media, setup);
   const first = await until('goodbye audio', () => caller.audio.find((a) => a.pcm.some((v) => Math.abs(v) > 2000)), 10_000);
   await new Promise((r) => setTimeout(r, Math.max(0, first.at + 1000 - performance.now())));

@@ -1,11 +1,12 @@
 import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { startProviderFakes } from '../fakes/wire/providers.js';
-import { WireFake, type ReceivedSocket } from '../fakes/wire/server.js';
+import { WireFake } from '../fakes/wire/server.js';
 import { INVALID_KEY } from '../fakes/wire/openai.js';
 import { realtimeError, type RealtimeScript } from '../fakes/wire/openai-realtime.js';
 import { DtmfDetector } from '../../src/audio/native.js';
-import { call, sessionRow, setupAgent, speech, startAgentMedia, verifiedAccount } from './fixtures.js';
+import { call, sessionRow, setupAgent, speech, startAgentMedia } from './fixtures.js';
+import { realtimePipeline, sent, until, words, type Msg } from './realtime-support.js';
 
 // Whole calls in `pipeline_mode: realtime` through the real media socket against the OpenAI
 // Realtime wire fake (GA events, server VAD by energy): greeting, caller turns answered by the
@@ -39,24 +40,6 @@ async function realtimeFake(realtime: RealtimeScript) {
   return Object.assign(fake, { responses });
 }
 
-const realtimePipeline = (baseUrl: string) => async (projectId: string) => {
-  const id = await verifiedAccount(h, projectId, 'openai', baseUrl);
-  return { realtime: { account_id: id, model: 'gpt-realtime', voice: 'marin' } };
-};
-
-type Msg = Record<string, any>;
-const sent = (sock: ReceivedSocket, type: string) => (sock.messages as Msg[]).filter((m) => m.type === type);
-const words = (text: string) => text.split(/(?=\s)/);
-
-async function until<T>(what: string, f: () => T | undefined | null | false, timeoutMs = 10_000): Promise<T> {
-  const end = performance.now() + timeoutMs;
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 t.test('greeting, caller turns, answers, transcripts, turn_complete and a barge-in that truncates the item', async (t) => {
   const story = 'Once upon a time there was a small robot who lived in a lighthouse by the sea and counted the ships that passed every night.';
@@ -70,7 +53,7 @@ t.test('greeting, caller turns, answers, transcripts, turn_complete and a barge-
       { words: ['Okay,', ' I', ' stopped.'], chunks: 8, samplesPerChunk: 2400 },
     ],
   });
-  const setup = await setupAgent(h, realtimePipeline(fake.baseUrl), { pipeline_mode: 'realtime', greeting: 'Hello {{name}}.' });
+  const setup = await setupAgent(h, realtimePipeline(h, fake.baseUrl), { pipeline_mode: 'realtime', greeting: 'Hello {{name}}.' });
   const { caller, sessionId } = await call(h, media, setup);
 
   // The greeting is the model's first response, asked for with our words.
@@ -168,7 +151,7 @@ t.test('a tool call round trip (function_call → function_call_output → respo
       { words: ['Goodbye!'], chunks: 6, samplesPerChunk: 2400, functionCall: { name: 'end_call', arguments: '{}' } },
     ],
   });
-  const setup = await setupAgent(h, realtimePipeline(fake.baseUrl), {
+  const setup = await setupAgent(h, realtimePipeline(h, fake.baseUrl), {
     pipeline_mode: 'realtime',
     tools: [{ type: 'function', name: 'lookup_order', description: 'Find an order', parameters: { type: 'object', properties: { order: { type: 'string' } }, required: ['order'] } }],
     tool_webhook_url: 'https://tools.example.com/hook',
@@ -219,7 +202,7 @@ t.test('a slow tool: the dead-air filler is a response we ask for; send_dtmf pla
       { words: ['Done.'], chunks: 4, samplesPerChunk: 2400 },
     ],
   });
-  const setup = await setupAgent(h, realtimePipeline(fake.baseUrl), {
+  const setup = await setupAgent(h, realtimePipeline(h, fake.baseUrl), {
     pipeline_mode: 'realtime',
     dead_air_seconds: 1,
     can_send_dtmf: true,
@@ -258,7 +241,7 @@ t.test('a slow tool: the dead-air filler is a response we ask for; send_dtmf pla
 
 t.test('idle: the reminder, then the goodbye as responses we ask for, then idle_timeout', async (t) => {
   const fake = await realtimeFake({ responses: [{ words: ['Are', ' you', ' still', ' there?'], chunks: 6, samplesPerChunk: 2400 }, { words: ['Goodbye.'], chunks: 6, samplesPerChunk: 2400 }] });
-  const setup = await setupAgent(h, realtimePipeline(fake.baseUrl), { pipeline_mode: 'realtime', idle_warn_seconds: 1, idle_hangup_seconds: 5 });
+  const setup = await setupAgent(h, realtimePipeline(h, fake.baseUrl), { pipeline_mode: 'realtime', idle_warn_seconds: 1, idle_hangup_seconds: 5 });
   const { caller, sessionId } = await call(h, media, setup);
   const ended = await caller.waitFor((f) => f.type === 'session_ended', 12_000);
   t.equal(ended.frame.reason, 'idle_timeout');
@@ -277,7 +260,7 @@ t.test('idle: the reminder, then the goodbye as responses we ask for, then idle_
 
 t.test('max duration: the goodbye starts early enough, then max_duration', async (t) => {
   const fake = await realtimeFake({ responses: [{ words: ['Time', ' is', ' up.'], chunks: 10, samplesPerChunk: 2400 }] });
-  const setup = await setupAgent(h, realtimePipeline(fake.baseUrl), { pipeline_mode: 'realtime' });
+  const setup = await setupAgent(h, realtimePipeline(h, fake.baseUrl), { pipeline_mode: 'realtime' });
   const { caller, sessionId } = await call(h, media, setup, { max_duration_seconds: 8 });
   const start = performance.now();
   const ended = await caller.waitFor((f) => f.type === 'session_ended', 12_000);
@@ -295,7 +278,7 @@ t.test('provider errors: a rate limit event is an error frame and the call goes 
     errors: [realtimeError('rate_limit_exceeded', 'rate_limit_error', 'Rate limit reached for requests')],
     responses: [{ words: ['Hi.'], chunks: 4, samplesPerChunk: 2400 }],
   });
-  const setup = await setupAgent(h, realtimePipeline(fake.baseUrl), { pipeline_mode: 'realtime', greeting: 'Hi.' });
+  const setup = await setupAgent(h, realtimePipeline(h, fake.baseUrl), { pipeline_mode: 'realtime', greeting: 'Hi.' });
   const { caller } = await call(h, media, setup);
   const err = await caller.waitFor((f) => f.type === 'error');
   t.match(err.frame.message, /rate_limit_exceeded/);
@@ -310,7 +293,7 @@ t.test('provider errors: a refused key fails the call (provider_error) and marks
   const refusing = await new WireFake().start();
   fakes.push(refusing);
   refusing.onWebSocket('/v1/realtime', () => {}, () => ({ status: 401, body: { error: INVALID_KEY('sk-test-openai-0000') } }));
-  const setup = await setupAgent(h, realtimePipeline(refusing.baseUrl), { pipeline_mode: 'realtime', greeting: 'Hello.' });
+  const setup = await setupAgent(h, realtimePipeline(h, refusing.baseUrl), { pipeline_mode: 'realtime', greeting: 'Hello.' });
   const { caller, sessionId } = await call(h, media, setup);
   const err = await caller.waitFor((f) => f.type === 'error');
   t.match(err.frame.message, /rejected the API key/);
@@ -333,7 +316,7 @@ t.test('provider errors: a refused key fails the call (provider_error) and marks
 
 t.test('provider errors: the realtime socket closing mid-call fails the call with provider_error', async (t) => {
   const fake = await realtimeFake({ responses: [{ words: ['Hello.'], chunks: 4, samplesPerChunk: 2400 }] });
-  const setup = await setupAgent(h, realtimePipeline(fake.baseUrl), { pipeline_mode: 'realtime', greeting: 'Hello.' });
+  const setup = await setupAgent(h, realtimePipeline(h, fake.baseUrl), { pipeline_mode: 'realtime', greeting: 'Hello.' });
   const { caller, sessionId } = await call(h, media, setup);
   await caller.waitForCount('turn_complete', 1);
   const sock = fake.sockets.find((s) => s.path === '/v1/realtime')!;

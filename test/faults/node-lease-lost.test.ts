@@ -1,9 +1,6 @@
 import t from 'tap';
-import { startHarness } from '../helpers/harness.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
-import { createTenant } from '../helpers/fixtures.js';
-import { createAgent, fund, MINUTE_NANO } from '../sessions/fixtures.js';
-import { admitAndConnect, framesSince, killRole, ledgerKinds, sessionRow, sleep, startRole, streamAudio, until, type RoleProcess } from './support.js';
+import { admitAndConnect, framesSince, fundedAgent, ledgerKinds, sessionRow, sleep, startFaultHarness, startRole, streamAudio, until } from './support.js';
 
 // Deliverable 1, the other half: a media node that cannot keep its lease. Its way to Postgres
 // goes through a proxy the test cuts (the worker keeps its own), so its renewals fail while the
@@ -11,23 +8,13 @@ import { admitAndConnect, framesSince, killRole, ledgerKinds, sessionRow, sleep,
 // out, and say why in its log; the sweeper settles them only after that, exactly once, and no
 // audio flows for a call once it is settled.
 
-const h = await startHarness();
+const { h, roles } = await startFaultHarness(null);
 const dbPort = Number(new URL(h.ctx.config.DATABASE_URL).port || 5432);
 const proxy = await startTcpProxy(dbPort);
-const roles: RoleProcess[] = [];
-t.teardown(async () => {
-  try {
-    for (const r of roles) await killRole(r);
-    await proxy.close();
-  } finally {
-    await h.close();
-  }
-});
+t.teardown(() => proxy.close());
 
 t.test('a node cut off from Postgres ends its calls before the sweeper may settle them', async (t) => {
-  const tenant = await createTenant(h);
-  const agent = await createAgent(h, tenant.projectId);
-  await fund(h, tenant.projectId, 100n * MINUTE_NANO);
+  const { tenant, agent } = await fundedAgent(h, { minutes: 100 });
   const viaProxy = new URL(h.ctx.config.DATABASE_URL);
   viaProxy.port = String(proxy.port);
   const media = await startRole(h, 'media', { DATABASE_URL: viaProxy.toString() });

@@ -1,9 +1,7 @@
 import t from 'tap';
-import { startHarness } from '../helpers/harness.js';
 import { startOwnPostgres } from '../helpers/own-postgres.js';
-import { createTenant, PASSWORD } from '../helpers/fixtures.js';
-import { createAgent, fund, MINUTE_NANO } from '../sessions/fixtures.js';
-import { admitAndConnect, framesSince, killRole, ledgerKinds, sessionRow, sleep, startRole, streamAudio, timed, until, type RoleProcess } from './support.js';
+import { PASSWORD } from '../helpers/fixtures.js';
+import { admitAndConnect, framesSince, fundedAgent, ledgerKinds, sessionRow, sleep, startFaultHarness, startRole, streamAudio, timed, until } from './support.js';
 
 // Deliverable 8: a 5 s Postgres outage, on a Postgres server of the test's own, with the media
 // node and the worker in processes of their own and the API in this one. The API answers 503
@@ -14,22 +12,10 @@ import { admitAndConnect, framesSince, killRole, ledgerKinds, sessionRow, sleep,
 const BOUND_MS = 1500; // "within a second", measured generously on a busy 2-core machine
 const OUTAGE_MS = 5000;
 const pg = await startOwnPostgres();
-const h = await startHarness({ databaseBase: pg.base });
-const roles: RoleProcess[] = [];
-t.teardown(async () => {
-  try {
-    for (const r of roles) await killRole(r);
-    await pg.start();
-    await h.close();
-  } finally {
-    await pg.close();
-  }
-});
+const { h, roles } = await startFaultHarness(pg, { databaseBase: pg.base });
 
 t.test('5 s Postgres outage: 503 within a second, audio goes on, settlements land once afterwards', async (t) => {
-  const tenant = await createTenant(h);
-  const agent = await createAgent(h, tenant.projectId);
-  await fund(h, tenant.projectId, 100n * MINUTE_NANO);
+  const { tenant, agent } = await fundedAgent(h, { minutes: 100 });
   const media = await startRole(h, 'media');
   roles.push(media, await startRole(h, 'worker'));
   const calls = await admitAndConnect(h, tenant, agent.agentId, media.port, 4);

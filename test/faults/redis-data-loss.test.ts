@@ -1,12 +1,8 @@
 import t, { type Test } from 'tap';
-import { startHarness } from '../helpers/harness.js';
 import { startOwnRedis } from '../helpers/own-redis.js';
-import { createTenant } from '../helpers/fixtures.js';
-import { setProjectLimits } from '../../src/db/repos/projects.js';
 import { countSlots } from '../../src/sessions/slots.js';
-import { createAgent, fund, MINUTE_NANO } from '../sessions/fixtures.js';
 import { admit, connect, mediaUrl } from '../media/client.js';
-import { admitAndConnect, framesSince, killRole, sleep, startRole, streamAudio, until, type LiveCall, type RoleProcess } from './support.js';
+import { admitAndConnect, framesSince, fundedAgent, sleep, startFaultHarness, startRole, streamAudio, until, type LiveCall } from './support.js';
 
 // Deliverable 3: limits that survive Redis losing its data. max_concurrent_sessions is 4: three
 // calls run on a media node in its own process and a fourth session is admitted but not yet
@@ -16,22 +12,9 @@ import { admitAndConnect, framesSince, killRole, sleep, startRole, streamAudio, 
 // the project past its limit, and the admitted fourth session still connects.
 
 const redis = await startOwnRedis();
-const h = await startHarness({ redisUrl: redis.url });
-const roles: RoleProcess[] = [];
-t.teardown(async () => {
-  try {
-    for (const r of roles) await killRole(r);
-    await redis.start();
-    await h.close();
-  } finally {
-    await redis.close();
-  }
-});
+const { h, roles } = await startFaultHarness(redis, { redisUrl: redis.url });
 
-const tenant = await createTenant(h);
-await setProjectLimits(h.ctx, tenant.projectId, { max_concurrent_sessions: 4 });
-const agent = await createAgent(h, tenant.projectId);
-await fund(h, tenant.projectId, 200n * MINUTE_NANO);
+const { tenant, agent } = await fundedAgent(h, { minutes: 200, maxConcurrentSessions: 4 });
 const media = await startRole(h, 'media');
 roles.push(media);
 const calls = await admitAndConnect(h, tenant, agent.agentId, media.port, 3);

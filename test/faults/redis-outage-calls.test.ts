@@ -1,11 +1,8 @@
 import t from 'tap';
-import { startHarness } from '../helpers/harness.js';
 import { startOwnRedis } from '../helpers/own-redis.js';
-import { createTenant } from '../helpers/fixtures.js';
-import { setProjectLimits } from '../../src/db/repos/projects.js';
 import { countSlots } from '../../src/sessions/slots.js';
-import { createAgent, fund, MINUTE_NANO } from '../sessions/fixtures.js';
-import { admitAndConnect, framesSince, killRole, ledgerKinds, sessionRow, sleep, startRole, streamAudio, until, type RoleProcess } from './support.js';
+import { MINUTE_NANO } from '../sessions/fixtures.js';
+import { admitAndConnect, framesSince, fundedAgent, ledgerKinds, sessionRow, sleep, startFaultHarness, startRole, streamAudio, until } from './support.js';
 
 // Deliverable 1 of "Faults and abuse": Redis down for longer than every lease (36 s) while 10
 // calls run on a media node in its own process, with the worker (sweepers every 5 s) in another.
@@ -14,25 +11,12 @@ import { admitAndConnect, framesSince, killRole, ledgerKinds, sessionRow, sleep,
 // it was really connected.
 
 const redis = await startOwnRedis();
-const h = await startHarness({ redisUrl: redis.url });
-const roles: RoleProcess[] = [];
-t.teardown(async () => {
-  try {
-    for (const r of roles) await killRole(r);
-    await redis.start();
-    await h.close();
-  } finally {
-    await redis.close();
-  }
-});
+const { h, roles } = await startFaultHarness(redis, { redisUrl: redis.url });
 
 const OUTAGE_MS = 36_000;
 
 t.test('10 live calls through a 36 s Redis outage: audio flows, none settled, billed by real seconds', async (t) => {
-  const tenant = await createTenant(h);
-  await setProjectLimits(h.ctx, tenant.projectId, { max_concurrent_sessions: 20 });
-  const agent = await createAgent(h, tenant.projectId);
-  await fund(h, tenant.projectId, 200n * MINUTE_NANO);
+  const { tenant, agent } = await fundedAgent(h, { minutes: 200, maxConcurrentSessions: 20 });
   const media = await startRole(h, 'media');
   roles.push(media, await startRole(h, 'worker'));
 

@@ -1,11 +1,8 @@
 import t, { type Test } from 'tap';
-import { startHarness } from '../helpers/harness.js';
 import { startOwnRedis } from '../helpers/own-redis.js';
-import { createTenant, PASSWORD } from '../helpers/fixtures.js';
-import { setProjectLimits } from '../../src/db/repos/projects.js';
+import { PASSWORD } from '../helpers/fixtures.js';
 import { countSlots } from '../../src/sessions/slots.js';
-import { createAgent, fund, MINUTE_NANO } from '../sessions/fixtures.js';
-import { sleep, timed } from './support.js';
+import { fundedAgent, sleep, startFaultHarness, timed } from './support.js';
 
 // Deliverable 2: the control plane while Redis is away, both ways it goes away: stopped
 // (connections refused) and hung (SIGSTOP: connected, silent). Admission answers 503 with
@@ -15,21 +12,9 @@ import { sleep, timed } from './support.js';
 
 const BOUND_MS = 1500; // "within a second", measured generously on a busy 2-core machine
 const redis = await startOwnRedis();
-const h = await startHarness({ redisUrl: redis.url });
-t.teardown(async () => {
-  try {
-    redis.resume();
-    await redis.start();
-    await h.close();
-  } finally {
-    await redis.close();
-  }
-});
+const { h } = await startFaultHarness(redis, { redisUrl: redis.url });
 
-const tenant = await createTenant(h);
-await setProjectLimits(h.ctx, tenant.projectId, { max_concurrent_sessions: 50 });
-const agent = await createAgent(h, tenant.projectId);
-await fund(h, tenant.projectId, 100n * MINUTE_NANO);
+const { tenant, agent } = await fundedAgent(h, { minutes: 100, maxConcurrentSessions: 50 });
 
 const inject = (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) =>
   timed(() => h.app.inject({ method, url, headers, payload }));

@@ -1,8 +1,6 @@
 import t from 'tap';
-import { startHarness } from '../helpers/harness.js';
 import { freePort, startOwnRedis } from '../helpers/own-redis.js';
 import { createTenant } from '../helpers/fixtures.js';
-import { setProjectLimits } from '../../src/db/repos/projects.js';
 import { activateSession } from '../../src/sessions/lifecycle.js';
 import { endSession } from '../../src/sessions/settlement.js';
 import { countSlots } from '../../src/sessions/slots.js';
@@ -11,8 +9,8 @@ import { startWebhookWorkers } from '../../src/webhooks/index.js';
 import { Keyring } from '../../src/shared/crypto/keyring.js';
 import { startReceiver } from '../fakes/receiver.js';
 import { createEndpoint, ping, waitForStatus } from '../webhooks/support.js';
-import { createAgent, fund, MINUTE_NANO } from '../sessions/fixtures.js';
-import { killRole, sleep, startRole, until, type RoleProcess } from './support.js';
+import { MINUTE_NANO } from '../sessions/fixtures.js';
+import { fundedAgent, killRole, sleep, startFaultHarness, startRole, until } from './support.js';
 import { randomBytes } from 'node:crypto';
 
 // What held when the faults were found, and must keep holding with slots taken before the
@@ -22,25 +20,12 @@ import { randomBytes } from 'node:crypto';
 // webhook worker: test/webhooks/kill.test.ts.)
 
 const redis = await startOwnRedis();
-const h = await startHarness({ redisUrl: redis.url, env: { WEBHOOK_RETRY_SCHEDULE_MS: '0,100,100,100' } });
-const roles: RoleProcess[] = [];
-t.teardown(async () => {
-  try {
-    for (const r of roles) await killRole(r);
-    await redis.start();
-    await h.close();
-  } finally {
-    await redis.close();
-  }
-});
+const { h, roles } = await startFaultHarness(redis, { redisUrl: redis.url, env: { WEBHOOK_RETRY_SCHEDULE_MS: '0,100,100,100' } });
 
 const hold = (minutes: number) => BigInt(minutes) * MINUTE_NANO;
 
 t.test('100 concurrent admissions against credit for 17: exactly 17 admitted, nothing overdrawn', async (t) => {
-  const tenant = await createTenant(h);
-  await setProjectLimits(h.ctx, tenant.projectId, { max_concurrent_sessions: 200 });
-  const agent = await createAgent(h, tenant.projectId, { maxDurationSeconds: 60 }); // hold = 1 minute
-  await fund(h, tenant.projectId, hold(17));
+  const { tenant, agent } = await fundedAgent(h, { minutes: 17, maxConcurrentSessions: 200, agent: { maxDurationSeconds: 60 } }); // hold = 1 minute
   const results = await Promise.all(
     Array.from({ length: 100 }, () => h.app.inject({ method: 'POST', url: '/v2/voice/sessions', headers: tenant.machine, payload: { agent_id: agent.agentId } })),
   );
@@ -53,9 +38,7 @@ t.test('100 concurrent admissions against credit for 17: exactly 17 admitted, no
 });
 
 t.test('duplicate end signals at once charge once', async (t) => {
-  const tenant = await createTenant(h);
-  const agent = await createAgent(h, tenant.projectId);
-  await fund(h, tenant.projectId, hold(100));
+  const { tenant, agent } = await fundedAgent(h, { minutes: 100 });
   const res = await h.app.inject({ method: 'POST', url: '/v2/voice/sessions', headers: tenant.machine, payload: { agent_id: agent.agentId } });
   const { session, ws_url } = res.json() as { session: { id: string }; ws_url: string };
   const act = await activateSession(h.ctx, session.id, new URL(ws_url).searchParams.get('token')!, 'node-a');
@@ -67,10 +50,7 @@ t.test('duplicate end signals at once charge once', async (t) => {
 });
 
 t.test('kill -9 of the API during 40 admissions loses nothing', async (t) => {
-  const tenant = await createTenant(h);
-  await setProjectLimits(h.ctx, tenant.projectId, { max_concurrent_sessions: 100 });
-  const agent = await createAgent(h, tenant.projectId);
-  await fund(h, tenant.projectId, hold(1000));
+  const { tenant, agent } = await fundedAgent(h, { minutes: 1000, maxConcurrentSessions: 100 });
   const port = await freePort();
   const api = await startRole(h, 'api', { PORT: String(port) });
   roles.push(api);

@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { Harness } from '../helpers/harness.js';
-import type { Tenant } from '../helpers/fixtures.js';
+import t from 'tap';
+import { startHarness, type Harness, type HarnessOptions } from '../helpers/harness.js';
+import { createTenant, type Tenant } from '../helpers/fixtures.js';
+import { setProjectLimits } from '../../src/db/repos/projects.js';
+import { createAgent, fund, MINUTE_NANO, type AgentFixture } from '../sessions/fixtures.js';
 import { admit, connect, mediaUrl, sine, sleep, until, type MediaClient } from '../media/client.js';
 
 export { sleep, until };
@@ -52,6 +55,46 @@ export async function killRole(p: RoleProcess, signal: NodeJS.Signals = 'SIGKILL
   if (p.child.exitCode !== null || p.child.signalCode !== null) return;
   p.child.kill(signal);
   await p.exited;
+}
+
+/** A server the test takes away (its own Redis or Postgres): brought back before the harness closes. */
+export interface Breakable {
+  start(): Promise<void>;
+  /** SIGCONT, for a server the test may have paused. */
+  resume?(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * The harness of a fault test (on `server` when given) and the role processes it starts: the
+ * file's teardown kills the roles, brings the server back and closes the harness, then the server.
+ */
+export async function startFaultHarness(server: Breakable | null, opts: HarnessOptions = {}): Promise<{ h: Harness; roles: RoleProcess[] }> {
+  const h = await startHarness(opts);
+  const roles: RoleProcess[] = [];
+  t.teardown(async () => {
+    try {
+      for (const r of roles) await killRole(r);
+      server?.resume?.();
+      await server?.start();
+      await h.close();
+    } finally {
+      await server?.close();
+    }
+  });
+  return { h, roles };
+}
+
+/** A tenant with one agent, `minutes` of credit and, when given, a concurrency limit. */
+export async function fundedAgent(
+  h: Harness,
+  opts: { minutes: number; maxConcurrentSessions?: number; agent?: Parameters<typeof createAgent>[2] },
+): Promise<{ tenant: Tenant; agent: AgentFixture }> {
+  const tenant = await createTenant(h);
+  if (opts.maxConcurrentSessions !== undefined) await setProjectLimits(h.ctx, tenant.projectId, { max_concurrent_sessions: opts.maxConcurrentSessions });
+  const agent = await createAgent(h, tenant.projectId, opts.agent);
+  await fund(h, tenant.projectId, BigInt(opts.minutes) * MINUTE_NANO);
+  return { tenant, agent };
 }
 
 export interface LiveCall {

@@ -1,6 +1,5 @@
 import t from 'tap';
-import { startHarness } from '../helpers/harness.js';
-import { startOwnRedis } from '../helpers/own-redis.js';
+import { harnessOnOwnRedis } from '../helpers/own-redis.js';
 import { startHealthServer } from '../../src/health/server.js';
 import { markDraining } from '../../src/sessions/draining.js';
 import { startMediaNode } from '../../src/roles/media.js';
@@ -9,13 +8,7 @@ import { startMediaNode } from '../../src/roles/media.js';
 // Redis while the test's own Redis is down and 200 again once it is back; draining makes it 503
 // too. /healthz stays 200 throughout.
 
-const redis = await startOwnRedis();
-const h = await startHarness({ env: { REDIS_URL: redis.url } });
-t.teardown(async () => {
-  await redis.start();
-  await h.close();
-  await redis.close();
-});
+const { h, redis } = await harnessOnOwnRedis();
 const worker = await startHealthServer(h.ctx, 0, '127.0.0.1');
 t.teardown(worker.close);
 const media = await startMediaNode(h.ctx, { port: 0, host: '127.0.0.1', pipeline: 'echo' });

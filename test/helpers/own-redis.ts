@@ -1,8 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import t from 'tap';
+import { freePort } from '../../scripts/free-port.js';
+import { startHarness, type Harness, type HarnessOptions } from './harness.js';
+
+export { freePort };
 
 // A Redis server of the test's own, on its own port, that the test may stop and start again
 // (never the shared one on 6379). No persistence: a restart loses every key, like a crash.
@@ -16,17 +20,6 @@ export interface OwnRedis {
   pause(): void;
   resume(): void;
   close(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startOwnRedis(): Promise<OwnRedis> {
@@ -69,4 +62,19 @@ export async function startOwnRedis(): Promise<OwnRedis> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A harness whose Redis (REDIS_URL) is one of the test's own, so the test may stop it: the file's
+ * teardown starts it again, closes the harness, then closes Redis.
+ */
+export async function harnessOnOwnRedis(opts: HarnessOptions = {}): Promise<{ h: Harness; redis: OwnRedis }> {
+  const redis = await startOwnRedis();
+  const h = await startHarness({ ...opts, env: { ...opts.env, REDIS_URL: redis.url } });
+  t.teardown(async () => {
+    await redis.start();
+    await h.close();
+    await redis.close();
+  });
+  return { h, redis };
 }

@@ -47,6 +47,16 @@ async function greetingStarts(phone: FakeMediaStream): Promise<number> {
   return phone.messages('media')[0].atMs;
 }
 
+/** An outbound call two seconds into its greeting, the callee's next turn scripted as `transcript` answered by `reply`. */
+async function twoSecondsIntoGreeting(transcript: string, reply: string) {
+  providers.script.transcripts = [transcript];
+  providers.script.replies = [reply];
+  const { phone, sessionId } = await outboundCall();
+  const startedAt = await greetingStarts(phone);
+  await until(() => Date.now() >= startedAt + 2000, 5000, 'two seconds of greeting');
+  return { phone, sessionId };
+}
+
 async function hangUpAndTranscript(phone: FakeMediaStream, sessionId: string) {
   await phone.hangUp();
   await bed.media!.idle();
@@ -55,11 +65,7 @@ async function hangUpAndTranscript(phone: FakeMediaStream, sessionId: string) {
 }
 
 t.test('the callee talking over the greeting: clear, the stored greeting cut to what was heard, the words answered', async (t) => {
-  providers.script.transcripts = ['sorry who is calling'];
-  providers.script.replies = ['This is the city clinic.'];
-  const { phone, sessionId } = await outboundCall();
-  const startedAt = await greetingStarts(phone);
-  await until(() => Date.now() >= startedAt + 2000, 5000, 'two seconds of greeting');
+  const { phone, sessionId } = await twoSecondsIntoGreeting('sorry who is calling', 'This is the city clinic.');
   phone.say(speech('Sorry, who is calling?', 8000), 'barge');
   await phone.waitFor((s) => s.clears() > 0, 5000, 'clear');
   const clear = phone.messages('clear')[0];
@@ -110,11 +116,7 @@ t.test('outbound: a sentence in the first second of the greeting interrupts it',
 });
 
 t.test('outbound: the same "hello?" later in the greeting interrupts it', async (t) => {
-  providers.script.transcripts = ['hello'];
-  providers.script.replies = ['Yes, hello!'];
-  const { phone, sessionId } = await outboundCall();
-  const startedAt = await greetingStarts(phone);
-  await until(() => Date.now() >= startedAt + 2000, 5000, 'two seconds of greeting');
+  const { phone, sessionId } = await twoSecondsIntoGreeting('hello', 'Yes, hello!');
   phone.say(speech('Hello?', 8000), 'late');
   await phone.waitFor((s) => s.clears() > 0, 5000, 'clear');
   t.ok(phone.messages('clear')[0].atMs - phone.saidAt.get('late')! < 500, 'cut at once: past the first second it is a barge-in');
