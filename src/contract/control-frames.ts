@@ -39,6 +39,23 @@ export const InputErrorFrames = {
   badControl: fixed({ type: 'error', message: 'unknown control frame: send {"type":"stop"} to hang up' }),
 };
 
+const messageRateFrames = new Map<string, ControlFrame>();
+
+/**
+ * The one `error` frame a media socket gets when it goes over its message rate limit, right
+ * before the close 1008 (MEDIA_MAX_MESSAGES_PER_SECOND, MEDIA_MESSAGE_BURST). Fixed once per
+ * limit: the server builds it at start, never per message.
+ */
+export function messageRateErrorFrame(perSecond: number, burst: number): ControlFrame {
+  const key = `${perSecond}/${burst}`;
+  let frame = messageRateFrames.get(key);
+  if (!frame) {
+    frame = fixed({ type: 'error', message: `message rate limit exceeded: at most ${perSecond} messages per second (bursts of ${burst}); closing with 1008` });
+    messageRateFrames.set(key, frame);
+  }
+  return frame;
+}
+
 /** The frame's text on the wire: the one place a frame is serialized. */
 export function controlFrameJson(frame: ControlFrame): string {
   return fixedJson.get(frame) ?? JSON.stringify(frame);

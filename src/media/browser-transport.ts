@@ -1,6 +1,7 @@
 import type { WebSocket } from 'uWebSockets.js';
 import { controlFrameJson, InputErrorFrames, MAX_AUDIO_MESSAGE_BYTES, MAX_SOCKET_MESSAGE_BYTES, type ControlFrame } from '../contract/control-frames.js';
 import { OpusCodec } from '../audio/opus-codec.js';
+import { MESSAGE_RATE_CLOSE_CODE, MESSAGE_RATE_CLOSE_REASON, type MessageRateBucket, type MessageRatePolicy } from './message-rate.js';
 import type { MediaTransport } from './transport.js';
 import type { VoiceSession } from './voice-session.js';
 
@@ -11,20 +12,36 @@ export interface BrowserSocketData {
   refusal: { code: number; reason: string } | null;
 }
 
+interface Log {
+  warn: (o: object, m: string) => void;
+}
+
 /**
  * The media socket of spec 4.7 / contract §9: binary PCM16LE (or single Opus packets with
  * `encoding: "opus"`) both ways, JSON control frames as text.
  */
 export class BrowserTransport implements MediaTransport {
   private readonly opus: OpusCodec | null;
+  /** Every message the client sends counts against it (MEDIA_MAX_MESSAGES_PER_SECOND, MEDIA_MESSAGE_BURST). */
+  private readonly bucket: MessageRateBucket;
 
-  constructor(private readonly ws: WebSocket<BrowserSocketData>, private readonly session: VoiceSession, encoding: string, rateIn: number, rateOut: number) {
+  constructor(
+    private readonly ws: WebSocket<BrowserSocketData>,
+    private readonly session: VoiceSession,
+    encoding: string,
+    rateIn: number,
+    rateOut: number,
+    private readonly rate: MessageRatePolicy,
+    private readonly log: Log,
+  ) {
     this.opus = encoding === 'opus' ? new OpusCodec(rateIn, rateOut) : null;
+    this.bucket = rate.bucket();
   }
 
   /** A message from the client; never throws. */
   onMessage(message: ArrayBuffer, isBinary: boolean): void {
     if (this.session.ending) return;
+    if (!this.bucket.take()) return this.overRate();
     if (message.byteLength > MAX_SOCKET_MESSAGE_BYTES) return this.session.onTooBig();
     if (!isBinary) return this.onControl(message);
     if (this.opus) {
@@ -40,6 +57,17 @@ export class BrowserTransport implements MediaTransport {
     if (bytes > MAX_AUDIO_MESSAGE_BYTES) return this.session.sendInputError(InputErrorFrames.tooLarge);
     if (bytes & 1) return this.session.sendInputError(InputErrorFrames.oddLength);
     this.session.onAudio(message);
+  }
+
+  /**
+   * Over the message rate: one `error` frame, then close 1008. uWS runs the close callback
+   * inside `end`, so the session ends there (a drop: `completed` / `caller_hangup`, settled
+   * once) and no later message of this socket reaches the transport.
+   */
+  private overRate(): void {
+    this.log.warn({ session_id: this.session.id, max_per_second: this.rate.perSecond, burst: this.rate.burst }, 'media socket over its message rate limit: closed with 1008');
+    this.ws.send(controlFrameJson(this.rate.errorFrame), false);
+    this.ws.end(MESSAGE_RATE_CLOSE_CODE, MESSAGE_RATE_CLOSE_REASON);
   }
 
   private onControl(message: ArrayBuffer): void {

@@ -11,6 +11,7 @@ import { BrowserTransport, type BrowserSocketData } from './browser-transport.js
 import type { AgentPipelineFactory, PipelineKind } from './pipelines.js';
 import type { VoiceSession } from './voice-session.js';
 import { installHealthRoutes } from './health-routes.js';
+import { MessageRatePolicy } from './message-rate.js';
 
 export interface MediaServer {
   port: number;
@@ -50,6 +51,9 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
     agentPipeline: opts.agentPipeline,
     pipelineFactory: opts.pipelineFactory,
   });
+
+  // Per-socket message rate limit (every message counts): over it, one `error` frame and close 1008.
+  const messageRate = new MessageRatePolicy(ctx.config.MEDIA_MAX_MESSAGES_PER_SECOND, ctx.config.MEDIA_MESSAGE_BURST);
 
   const app = uWS.App();
   app.ws<BrowserSocketData>('/v2/voice/sessions/:id/stream', {
@@ -96,7 +100,7 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
         return;
       }
       const row = data.session.row;
-      data.transport = new BrowserTransport(ws, data.session, row.encoding, row.sample_rate_in, row.sample_rate_out);
+      data.transport = new BrowserTransport(ws, data.session, row.encoding, row.sample_rate_in, row.sample_rate_out, messageRate, log);
       calls.attach(data.session, data.transport);
     },
 

@@ -5,6 +5,7 @@ import type { VoiceSession } from './voice-session.js';
 import { activateCarrierStream } from '../telephony/activation.js';
 import { TWILIO_STREAM_PATH } from '../telephony/urls.js';
 import { TwilioTransport, type TwilioSocketData } from './twilio-transport.js';
+import { MESSAGE_RATE_CLOSE_CODE, MESSAGE_RATE_CLOSE_REASON, MessageRatePolicy, type MessageRateBucket } from './message-rate.js';
 import { MAX_MESSAGE_BYTES, MULAW_ENCODING, MULAW_SAMPLE_RATE_HZ, parseInboundMessage, type StartMessage } from '../carriers/twilio/media-stream-protocol.js';
 
 // The media socket Twilio connects to for <Connect><Stream> (`/v2/carriers/twilio/stream`).
@@ -15,6 +16,11 @@ import { MAX_MESSAGE_BYTES, MULAW_ENCODING, MULAW_SAMPLE_RATE_HZ, parseInboundMe
 //   awaiting start ──start──▶ activating ──ok──▶ running ──stop / close──▶ closed
 //         │                       └──refused──▶ closed with the spec's close code
 //         └──no start within START_TIMEOUT_MS──▶ closed (4401)
+//
+// Every message, in every state, counts against the socket's message rate limit
+// (MEDIA_MAX_MESSAGES_PER_SECOND, MEDIA_MESSAGE_BURST). Twilio's protocol has no error message,
+// so a stream over it is logged and closed with 1008; Twilio then ends <Connect><Stream>, and
+// with no verb after it in our TwiML, the phone call. A running call ends as a hang-up.
 
 export const START_TIMEOUT_MS = 10_000;
 const STOP_CODE = 1000;
@@ -33,6 +39,9 @@ class TwilioStream {
   private transport: TwilioTransport | null = null;
   private session: VoiceSession | null = null;
   private readonly startTimer: NodeJS.Timeout;
+  private readonly bucket: MessageRateBucket;
+  /** The session id the `start` message names (not yet proven: logs only). */
+  private claimedSessionId: string | null = null;
   protocolErrors = 0;
 
   constructor(
@@ -41,13 +50,16 @@ class TwilioStream {
     private readonly calls: CallStarter,
     private readonly nodeId: string,
     private readonly log: Log,
+    private readonly rate: MessageRatePolicy,
   ) {
+    this.bucket = rate.bucket();
     this.startTimer = setTimeout(() => this.refuse(4401, 'no start message'), START_TIMEOUT_MS);
     this.startTimer.unref();
   }
 
   onMessage(message: ArrayBuffer, isBinary: boolean): void {
     if (this.state === 'closed') return;
+    if (!this.bucket.take()) return this.overRate();
     if (isBinary) return void this.protocolErrors++;
     const parsed = parseInboundMessage(Buffer.from(message));
     if (!parsed.ok) {
@@ -91,6 +103,7 @@ class TwilioStream {
       accountSid: m.accountSid,
       callSid: m.callSid,
     };
+    this.claimedSessionId = start.sessionId.slice(0, 36);
     this.calls.start(() => activateCarrierStream(this.ctx, start, this.nodeId)).then(
       (started) => {
         if (!started.ok) {
@@ -109,6 +122,20 @@ class TwilioStream {
         this.refuse(1011, 'internal error');
       },
     );
+  }
+
+  /**
+   * Over the message rate: logged (Twilio has no message to tell it) and closed 1008. A running
+   * call's close comes back through onClose (uWS runs it inside `end`) and ends the call as a
+   * hang-up; one still activating is abandoned when its activation returns.
+   */
+  private overRate(): void {
+    this.log.warn(
+      { session_id: this.session?.id ?? this.claimedSessionId, stream_sid: this.transport?.streamSid ?? null, state: this.state, max_per_second: this.rate.perSecond, burst: this.rate.burst },
+      'twilio stream over its message rate limit: closed with 1008',
+    );
+    if (this.state === 'running') this.transport!.close(MESSAGE_RATE_CLOSE_CODE, MESSAGE_RATE_CLOSE_REASON);
+    else this.refuse(MESSAGE_RATE_CLOSE_CODE, MESSAGE_RATE_CLOSE_REASON);
   }
 
   private refuse(code: number, reason: string): void {
@@ -136,6 +163,7 @@ class TwilioStream {
  */
 export function twilioStreamRoute(ctx: AppContext, nodeId: string): (app: uWS.TemplatedApp, calls: CallStarter) => void {
   const log = ctx.log.child({ role: 'media', transport: 'twilio' });
+  const rate = new MessageRatePolicy(ctx.config.MEDIA_MAX_MESSAGES_PER_SECOND, ctx.config.MEDIA_MESSAGE_BURST);
   return (app, calls) => {
     app.ws<TwilioSocketData>(TWILIO_STREAM_PATH, {
       // Twilio's messages are small JSON (≈ 250 bytes per 20 ms); uWS cuts anything far larger.
@@ -154,7 +182,7 @@ export function twilioStreamRoute(ctx: AppContext, nodeId: string): (app: uWS.Te
         );
       },
       open: (ws) => {
-        ws.getUserData().stream = new TwilioStream(ws, ctx, calls, nodeId, log);
+        ws.getUserData().stream = new TwilioStream(ws, ctx, calls, nodeId, log, rate);
       },
       message: (ws, message, isBinary) => {
         try {
