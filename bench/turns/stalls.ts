@@ -68,3 +68,48 @@ export function stallIn(stalls: Stall[], fromEpochMs: number, toEpochMs: number)
   for (const s of stalls) if (s.epochMs <= toEpochMs && s.epochMs + s.ms >= fromEpochMs) max = Math.max(max, s.ms);
   return max;
 }
+
+/**
+ * Stalls this process's event loop on purpose: a busy wait of `minMs`-`maxMs` every
+ * `gapMinMs`-`gapMaxMs` (uniform, seeded), as a garbage collection, a slow synchronous call or
+ * a noisy neighbour would. Each stall is recorded (epoch ms, length).
+ */
+export class StallInjector {
+  readonly injected: { epochMs: number; ms: number }[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private seed: number;
+
+  constructor(seed: number, private readonly o: { minMs: number; maxMs: number; gapMinMs: number; gapMaxMs: number }) {
+    this.seed = seed >>> 0 || 1;
+  }
+
+  private next(): number {
+    // xorshift32: enough for timings.
+    let x = this.seed;
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    this.seed = x >>> 0;
+    return this.seed / 2 ** 32;
+  }
+
+  start(): void {
+    const schedule = () => {
+      this.timer = setTimeout(() => {
+        const ms = this.o.minMs + (this.o.maxMs - this.o.minMs) * this.next();
+        const t0 = performance.now();
+        while (performance.now() - t0 < ms) {
+          // busy: the event loop is held
+        }
+        this.injected.push({ epochMs: Math.round(performance.timeOrigin + t0), ms: Math.round(performance.now() - t0) });
+        schedule();
+      }, this.o.gapMinMs + (this.o.gapMaxMs - this.o.gapMinMs) * this.next());
+    };
+    schedule();
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
