@@ -1,7 +1,9 @@
 // What the load client writes on a carrier (Twilio media stream) session, built once per socket
 // and masked: after the upgrade `connected` and `start` (session id and token in
 // customParameters, μ-law 8000 Hz mono), then every 20 ms one `media` JSON text frame with
-// 160 μ-law bytes in base64 (chunk/timestamp stay fixed: the server does not read them).
+// 160 μ-law bytes in base64 (chunk/timestamp stay fixed: the server does not read them). The
+// load client writes each frame's sequence mark over the payload's first four base64 characters
+// (three μ-law bytes), at `markAt`.
 import type { CarrierStart } from './ipc.js';
 import { mulawEncode } from './mulaw.js';
 
@@ -28,8 +30,8 @@ const MULAW_B64 = (() => {
   return Buffer.from(law).toString('base64');
 })();
 
-/** The stream's opening messages and its per-20-ms `media` frame, both pre-masked. */
-export function carrierFrames(c: CarrierStart, i: number): { hello: Buffer; media: Buffer } {
+/** The stream's opening messages and its per-20-ms `media` frame, both pre-masked; `markAt` is the payload's index in the frame's JSON. */
+export function carrierFrames(c: CarrierStart, i: number): { hello: Buffer; media: Buffer; markAt: number } {
   const streamSid = `MZbench${String(i).padStart(26, '0')}`;
   const connected = { event: 'connected', protocol: 'Call', version: '1.0.0' };
   const start = {
@@ -46,5 +48,7 @@ export function carrierFrames(c: CarrierStart, i: number): { hello: Buffer; medi
     },
   };
   const media = { event: 'media', sequenceNumber: '2', streamSid, media: { track: 'inbound', chunk: '1', timestamp: '0', payload: MULAW_B64 } };
-  return { hello: Buffer.concat([maskedText(JSON.stringify(connected)), maskedText(JSON.stringify(start))]), media: maskedText(JSON.stringify(media)) };
+  const mediaJson = JSON.stringify(media);
+  const markAt = mediaJson.indexOf('"payload":"') + '"payload":"'.length;
+  return { hello: Buffer.concat([maskedText(JSON.stringify(connected)), maskedText(JSON.stringify(start))]), media: maskedText(mediaJson), markAt };
 }

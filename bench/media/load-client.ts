@@ -22,7 +22,7 @@ process.on('message', (m: ToChild) => {
       const c = m.carrier?.[i];
       if (!c) return `${target}\n`;
       const f = carrierFrames(c, i);
-      return `${target} ${f.hello.toString('base64')} ${f.media.toString('base64')}\n`;
+      return `${target} ${f.hello.toString('base64')} ${f.media.toString('base64')} ${f.markAt}\n`;
     });
     proc.stdin.write(`start ${m.warmupMs} ${m.measureMs} ${m.urls.length}\n${targets.join('')}`);
   } else if (m.cmd === 'hangup') proc.stdin.write('hangup\n');

@@ -6,6 +6,11 @@
 // media streams on /v2/carriers/twilio/stream (μ-law 8 kHz in base64 JSON, 8 kHz both ways),
 // against our media node and the same baseline parsing the JSON and μ-law in JS. Default sizes
 // 100,500,1000. The rows go under `carrier` in media.json; the web rows there are kept.
+//
+// `npm run bench:media -- --self-check` (or BENCH_SELF_CHECK=1): checks the counting itself.
+// Each server drops every 10th output frame of one session (BENCH_FAULT_DROP_EVERY=10, in the
+// bench's server wrappers); the client must report exactly a tenth of that session's due frames
+// missing, and none of any other session's. Writes no results; exits 1 on a mismatch.
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,9 +33,13 @@ import { plotSvg } from './plot.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const CARRIER = process.argv.includes('--carrier') || process.env.BENCH_CARRIER === '1';
-const SIZES = (process.env.BENCH_SIZES ?? (CARRIER ? '100,500,1000' : '100,500,1000,2000')).split(',').map(Number);
-const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3000);
-const MEASURE_MS = Number(process.env.BENCH_MEASURE_MS ?? 10000);
+const SELF_CHECK = process.argv.includes('--self-check') || process.env.BENCH_SELF_CHECK === '1';
+const FAULT_EVERY = 10;
+const SIZES = (process.env.BENCH_SIZES ?? (SELF_CHECK ? '100' : CARRIER ? '100,500,1000' : '100,500,1000,2000')).split(',').map(Number);
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? (SELF_CHECK ? 2000 : 3000));
+const MEASURE_MS = Number(process.env.BENCH_MEASURE_MS ?? (SELF_CHECK ? 4000 : 10000));
+// Every session then has a whole number of 10-frame runs due, so exactly a tenth is dropped.
+if (SELF_CHECK && MEASURE_MS % (20 * FAULT_EVERY) !== 0) throw new Error(`--self-check needs BENCH_MEASURE_MS a multiple of ${20 * FAULT_EVERY}`);
 const PG_BASE = process.env.TEST_DATABASE_BASE ?? 'postgres://postgres@127.0.0.1:5432';
 const dbName = `voice_bench_${process.pid}`;
 const redisPrefix = `vc:bench:${process.pid}:`;
@@ -46,6 +55,7 @@ const env = {
   LOG_LEVEL: 'silent',
   BENCH_CLIENT_BIN: clientBin,
   BENCH_CLIENT_CPU: PIN ? '1' : '',
+  BENCH_FAULT_DROP_EVERY: SELF_CHECK ? String(FAULT_EVERY) : '',
 };
 
 const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
@@ -63,7 +73,7 @@ const stats = async (p: ChildProcess, gc = false) => {
 // `alt` (with BENCH_ALT_TREE=<another checkout>): that checkout's server-ours.ts, against the same
 // database and load, for A/B comparisons of two versions of our server in one run.
 type ServerKind = 'ours' | 'baseline' | 'floor' | 'alt';
-const SERVERS = (process.env.BENCH_SERVERS ?? 'ours,baseline').split(',') as ServerKind[];
+const SERVERS = (process.env.BENCH_SERVERS ?? (SELF_CHECK ? 'ours,baseline,floor' : 'ours,baseline')).split(',') as ServerKind[];
 const ALT_TREE = process.env.BENCH_ALT_TREE ?? '';
 /** The server list runs this many times per size (interleaved repeats of an A/B). */
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 1);
@@ -76,9 +86,27 @@ interface Row {
   rss_kib_per_session: number;
   jitter_p50_ms: number;
   jitter_p99_ms: number;
-  dropped_frames: number;
+  /** Arrival − due of the window's frames that arrived while the client listened. */
+  latency_p50_ms: number;
+  latency_p99_ms: number;
+  // Counted by the load client per session over the window (see the docs' method section):
+  /** Output frames due in the window. */
+  due_frames: number;
+  /** Input frames of the window written (= due unless a carrier session's server stopped reading). */
   sent_frames: number;
+  /** Frames due in the window that arrived within 300 ms of due. */
   received_frames: number;
+  /** Σ per session max(0, due − received). */
+  missing_frames: number;
+  /** Received more than 60 ms after due. */
+  late_frames: number;
+  /** Of the missing: arrived after 300 ms, before the client stopped listening. */
+  expired_frames: number;
+  /** Server frames without a readable mark (should be 0). */
+  unidentified_frames: number;
+  sessions_with_missing: number;
+  /** The server's own count of frames its output queues dropped during the window: not added to missing (the same frames are in it). */
+  ring_drops: number;
   client_cpu_percent: number;
   server_cpu_percent: number;
   server_cpu_system_share: number;
@@ -86,7 +114,18 @@ interface Row {
 
 type Targets = { urls: string[]; carrier?: CarrierStart[] };
 
-async function measure(server: ServerKind, n: number, urlsFor: (port: number) => Promise<Targets>): Promise<Row> {
+/** The client's thresholds (load-client.c), recorded with the results. */
+let thresholds = { late_ms: 0, deadline_ms: 0 };
+
+interface Measured {
+  row: Row;
+  /** [target index, due, missing] of each session that missed frames. */
+  lossy: [number, number, number][];
+  /** Frames the server dropped on purpose during the window (self-check). */
+  faultDrops: number;
+}
+
+async function measure(server: ServerKind, n: number, urlsFor: (port: number) => Promise<Targets>): Promise<Measured> {
   const srv = child(server === 'alt' ? join(ALT_TREE, 'bench', 'media', 'server-ours.ts') : `server-${server}.ts`);
   const died = new Promise<never>((_, reject) => srv.once('exit', (code) => reject(new Error(`${server} server exited (${code})`))));
   died.catch(() => {});
@@ -109,7 +148,7 @@ async function measure(server: ServerKind, n: number, urlsFor: (port: number) =>
   const windowS = (performance.now() - t0) / 1000;
   const c = (await done).stats;
   // RSS after a full GC once the client has counted the last frames (calls still connected): a
-  // GC pause inside its 300 ms grace delayed the frames still in flight and counted them dropped.
+  // GC pause inside its 300 ms grace delayed the frames still in flight and counted them missing.
   const mem = await stats(srv, true);
   const hungUp = nextMessage(client, (m) => m?.type === 'hung-up');
   client.send({ cmd: 'hangup' });
@@ -118,7 +157,7 @@ async function measure(server: ServerKind, n: number, urlsFor: (port: number) =>
   client.send({ cmd: 'exit' });
   await Promise.all([new Promise((r) => srv.once('exit', r)), new Promise((r) => client.once('exit', r))]);
   const serverCpuMs = after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;
-  return {
+  const row: Row = {
     server,
     sessions: n,
     connected: c.connected,
@@ -126,13 +165,37 @@ async function measure(server: ServerKind, n: number, urlsFor: (port: number) =>
     rss_kib_per_session: round((mem.rssBytes - idle.rssBytes) / 1024 / c.connected, 1),
     jitter_p50_ms: c.jitterP50Ms,
     jitter_p99_ms: c.jitterP99Ms,
-    dropped_frames: Math.max(0, c.sentFrames - c.receivedFrames) + after.droppedFrames,
+    latency_p50_ms: c.latencyP50Ms,
+    latency_p99_ms: c.latencyP99Ms,
+    due_frames: c.dueFrames,
     sent_frames: c.sentFrames,
     received_frames: c.receivedFrames,
+    missing_frames: c.missingFrames,
+    late_frames: c.lateFrames,
+    expired_frames: c.expiredFrames,
+    unidentified_frames: c.unidentifiedFrames,
+    sessions_with_missing: c.lossy.length,
+    ring_drops: after.ringDrops - before.ringDrops,
     client_cpu_percent: round((c.cpuMs / c.windowMs) * 100, 1),
     server_cpu_percent: round((serverCpuMs / (windowS * 1000)) * 100, 1),
     server_cpu_system_share: round((after.cpuSystemMs - before.cpuSystemMs) / serverCpuMs, 2),
   };
+  thresholds = { late_ms: c.lateMs, deadline_ms: c.deadlineMs };
+  return { row, lossy: c.lossy, faultDrops: after.faultDrops - before.faultDrops };
+}
+
+/** Self-check of one run: the faulty session, and only it, misses exactly every 10th due frame. */
+function selfCheck(m: Measured): string[] {
+  const { row, lossy } = m;
+  const problems: string[] = [];
+  if (row.connected !== row.sessions) problems.push(`${row.sessions - row.connected} sessions did not connect`);
+  if (row.ring_drops || row.unidentified_frames) problems.push(`ring drops ${row.ring_drops}, unidentified frames ${row.unidentified_frames} (the run must be clean apart from the fault)`);
+  if (lossy.length !== 1) problems.push(`${lossy.length} sessions missed frames, expected exactly 1: ${JSON.stringify(lossy.slice(0, 5))}`);
+  for (const [i, due, missing] of lossy.slice(0, 1)) {
+    if (missing !== due / FAULT_EVERY) problems.push(`session #${i}: ${missing} of ${due} due frames missing, expected ${due / FAULT_EVERY}`);
+  }
+  if (row.missing_frames !== (lossy[0]?.[1] ?? 0) / FAULT_EVERY) problems.push(`total missing ${row.missing_frames}`);
+  return problems;
 }
 
 const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
@@ -140,6 +203,7 @@ const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 *
 const config = loadConfig(env);
 const ctx = await createContext(config, { log: createLogger('silent'), keyring: new Keyring([{ id: 'b', key: randomBytes(32) }]), redisPrefix });
 const rows: Row[] = [];
+let failures = 0;
 // niceness of the benchmark (children inherit it) and a free-text note (BENCH_NOTE) on the conditions.
 const machine = {
   cpus: cpus().length,
@@ -196,7 +260,7 @@ try {
 
   for (const n of SIZES) {
     for (const server of Array.from({ length: REPEAT }, () => SERVERS).flat()) {
-      const row = await measure(server, n, async (port) => {
+      const measured = await measure(server, n, async (port) => {
         const real = server === 'ours' || server === 'alt';
         if (CARRIER) return carrierTargets(port, n, real);
         if (!real) return { urls: Array.from({ length: n }, (_, i) => `ws://127.0.0.1:${port}/stream?id=${i}`) };
@@ -211,8 +275,18 @@ try {
         }
         return { urls };
       });
+      const { row } = measured;
       rows.push(row);
       console.log(JSON.stringify(row));
+      if (SELF_CHECK) {
+        const problems = selfCheck(measured);
+        const [i, due, missing] = measured.lossy[0] ?? [-1, 0, 0];
+        console.log(
+          `self-check ${server} N=${n}: session #${i} missed ${missing} of ${due} due frames (the server dropped ${measured.faultDrops} in the window), ` +
+            `all sessions ${row.missing_frames} missing, ${row.late_frames} late: ${problems.length ? `FAIL\n  ${problems.join('\n  ')}` : 'ok'}`,
+        );
+        if (problems.length) failures++;
+      }
     }
   }
 } finally {
@@ -223,17 +297,34 @@ try {
 
 const pad = (v: unknown, w: number) => String(v).padStart(w);
 console.log(`\n${CARRIER ? 'carrier sessions (Twilio media streams, μ-law 8 kHz)' : 'web sessions (PCM16 16 → 24 kHz)'}`);
-console.log('server    N     conn  CPU-ms/sess-s  RSS KiB/sess  jitter p50  p99 ms  dropped  server CPU%  client CPU%');
+console.log(
+  `frames of the window: missing = not there ${thresholds.deadline_ms} ms after due (per session, never below 0), late = there ${thresholds.late_ms}–${thresholds.deadline_ms} ms after due; ` +
+    `ring drops = the server's own count (among the missing, not added)`,
+);
+console.log('server    N     conn  CPU-ms/sess-s  RSS KiB/sess  jitter p50  p99 ms  latency p50  p99 ms      sent  received  missing     late  ring drops  server CPU%  client CPU%');
 for (const r of rows) {
   console.log(
     `${r.server.padEnd(9)}${pad(r.sessions, 5)}${pad(r.connected, 8)}${pad(r.cpu_ms_per_session_second, 15)}${pad(r.rss_kib_per_session, 14)}` +
-      `${pad(r.jitter_p50_ms, 12)}${pad(r.jitter_p99_ms, 8)}${pad(r.dropped_frames, 9)}${pad(r.server_cpu_percent, 13)}${pad(r.client_cpu_percent, 13)}`,
+      `${pad(r.jitter_p50_ms, 12)}${pad(r.jitter_p99_ms, 8)}${pad(r.latency_p50_ms, 13)}${pad(r.latency_p99_ms, 8)}${pad(r.sent_frames, 10)}${pad(r.received_frames, 10)}${pad(r.missing_frames, 9)}${pad(r.late_frames, 9)}` +
+      `${pad(r.ring_drops, 12)}${pad(r.server_cpu_percent, 13)}${pad(r.client_cpu_percent, 13)}`,
   );
+}
+if (SELF_CHECK) {
+  console.log(failures ? `\nself-check FAILED in ${failures} of ${rows.length} runs` : `\nself-check passed (${rows.length} runs)`);
+  process.exit(failures ? 1 : 0);
 }
 const out = join(here, '..', 'results', 'media.json');
 mkdirSync(dirname(out), { recursive: true });
 const previous = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : null;
-const run = { date: new Date().toISOString(), node: process.version, machine, loadavg_at_end: loadavg().map((v) => round(v, 2)), warmup_ms: WARMUP_MS, measure_ms: MEASURE_MS, rows };
+const counting = {
+  due: 'per session, the output frames whose input frame the client scheduled inside the window (warm-up frames excluded); frames are known by a mark carried in the audio',
+  received: 'frames due in the window that arrived within deadline_ms of due',
+  missing: 'sum over sessions of max(0, due - received)',
+  late: 'received more than late_ms after due',
+  ring_drops: "the server's own count of output frames its queues dropped during the window; the same frames are among the missing, never added to them",
+  ...thresholds,
+};
+const run = { date: new Date().toISOString(), node: process.version, machine, loadavg_at_end: loadavg().map((v) => round(v, 2)), warmup_ms: WARMUP_MS, measure_ms: MEASURE_MS, counting, rows };
 // One file for both modes: a web run keeps the last carrier run and the other way round.
 const result = CARRIER
   ? { ...(previous ?? {}), carrier: { ...run, note: 'Twilio media streams on /v2/carriers/twilio/stream: μ-law 8 kHz base64 JSON in and out; baseline = ws + JSON + base64 + JS μ-law tables + fvad at 8 kHz' } }
