@@ -19,7 +19,8 @@ t.teardown(h.close);
 const media = await startMediaNode(h.ctx, { port: 0, host: '127.0.0.1' });
 t.teardown(() => media.drain(0));
 const tenant = await createTenant(h);
-await setProjectLimits(h.ctx, tenant.projectId, { max_concurrent_sessions: 100 });
+// Shrinking a failure replays hundreds of admissions a minute: the API's rate limit must not mask it.
+await setProjectLimits(h.ctx, tenant.projectId, { max_concurrent_sessions: 100, api_rpm: 10_000 });
 const agent = await createAgent(h, tenant.projectId);
 await fund(h, tenant.projectId, 100_000n * MINUTE_NANO);
 
