@@ -33,9 +33,11 @@ t.test('a node cut off from Postgres ends its calls before the sweeper may settl
   const closes = await Promise.all(calls.map((c) => c.client.closed));
   t.ok(closes.every((c) => c.code === 1011), 'closed with 1011');
   t.ok(calls.every((c) => c.client.text.some((f) => f.type === 'session_ended' && f.reason === 'service_error')), 'session_ended says service_error');
-  const lost = media.logs.find((l) => String(l.msg).startsWith('node lease lost'));
-  t.ok(lost, 'the node logged why it ended the calls');
-  t.match(lost, { calls: 3, renewal_failing_since: String });
+  // Each call's lease runs out on its own second, so the node may end them in more than one tick.
+  const lost = media.logs.filter((l) => String(l.msg).startsWith('node lease lost'));
+  t.ok(lost.length > 0, 'the node logged why it ended the calls');
+  t.equal(lost.reduce((n, l) => n + Number(l.calls), 0), 3, 'the log lines name the three calls between them');
+  for (const l of lost) t.match(l, { renewal_failing_since: String });
   t.comment(`calls ended ${Math.round((Math.max(...closedAtMs.values()) - cutAt) / 1000)} s after the node lost Postgres`);
 
   // The sweeper settles them once their lease has run out, after the audio stopped.
