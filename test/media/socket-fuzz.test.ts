@@ -67,14 +67,14 @@ t.test('random client messages: one error frame per bad message, then stop ends 
       await c.opened;
       for (const m of messages) c.ws.send('text' in m ? m.text : m.binary, { binary: !('text' in m) });
       const errors = messages.reduce((sum, m) => sum + errorsFor(m), 0);
-      await until(() => c.text.length >= errors, 5000);
+      await until(() => c.text.length >= errors, 15_000);
       c.ws.send(JSON.stringify({ type: 'stop' }));
       const closed = await c.closed;
       if (closed.code !== 1000) throw new Error(`closed ${closed.code} ${closed.reason}`);
       const kinds = c.text.map((f) => f.type);
       const expected = [...Array<string>(errors).fill('error'), 'session_ended'];
       if (JSON.stringify(kinds) !== JSON.stringify(expected)) throw new Error(`frames ${JSON.stringify(kinds)}, expected ${JSON.stringify(expected)}`);
-      await until(async () => (await h.ctx.sql`select status from voice_sessions where id = ${a.session.id}`)[0].status === 'completed', 5000);
+      await until(async () => (await h.ctx.sql`select status from voice_sessions where id = ${a.session.id}`)[0].status === 'completed', 15_000);
       const [row] = await h.ctx.sql`select end_reason, cost_nano_usd from voice_sessions where id = ${a.session.id}`;
       const ledger = await h.ctx.sql`select kind from wallet_ledger where session_id = ${a.session.id} order by kind`;
       if (row.end_reason !== 'caller_hangup' || row.cost_nano_usd !== 5_000_000n) throw new Error(`settled ${JSON.stringify(row)}`);
@@ -94,7 +94,7 @@ t.test('a text frame that is not UTF-8 drops the socket (uWS: no close frame), a
   await c.opened;
   c.ws.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
   t.equal((await c.closed).code, 1006, 'uWebSockets.js ends the connection on invalid UTF-8 without a close frame');
-  await until(async () => (await h.ctx.sql`select status from voice_sessions where id = ${a.session.id}`)[0].status === 'completed', 5000);
+  await until(async () => (await h.ctx.sql`select status from voice_sessions where id = ${a.session.id}`)[0].status === 'completed', 15_000);
   const [row] = await h.ctx.sql`select end_reason from voice_sessions where id = ${a.session.id}`;
   t.equal(row.end_reason, 'caller_hangup');
   const ledger = await h.ctx.sql`select kind from wallet_ledger where session_id = ${a.session.id} order by kind`;

@@ -171,7 +171,7 @@ t.test('encoding opus: 20 ms Opus packets each way', async (t) => {
     c.ws.send(enc.encode(sine(16000, 20, 440, i * 320)));
     await sleep(20);
   }
-  await until(() => c.binary.length >= 15);
+  await until(() => c.binary.length >= 15, 10_000);
   const dec = new opus.OpusEncoder(24000, 1);
   const pcm = dec.decode(c.binary[5].data);
   t.equal(pcm.length, 960, 'each packet decodes to 20 ms at 24 kHz');
