@@ -1,7 +1,7 @@
 // The layers of src/, top to bottom: a folder may import only folders BELOW it (and itself).
 // docs/architecture.md draws the same list; test/architecture/layers.test.ts enforces it.
 const LAYERS = [
-  ['main.ts', 'context.ts', 'roles', 'cli'], // entry: wiring and the admin CLI
+  ['main.ts', 'context.ts', 'roles', 'cli', 'bootstrap'], // entry: wiring, the admin CLI, first-run local services
   ['control'], // HTTP: Fastify routes of both doors
   ['conversation'], // the engine, injected into media by roles/media.ts
   ['media'], // the media socket, transports, call registry
@@ -37,6 +37,13 @@ module.exports = {
 
   forbidden: [
     ...layerRules,
+    {
+      name: 'bootstrap-only-from-main',
+      severity: 'error',
+      comment: 'local services (first run) are started by the entry point only, before the context is built',
+      from: { path: '^src/', pathNot: '^src/(main\\.ts|bootstrap/)' },
+      to: { path: '^src/bootstrap/' },
+    },
     {
       name: 'no-circular',
       severity: 'error',

@@ -17,6 +17,7 @@ import { commands } from '../src/cli/commands.js';
 import { loadConfig } from '../src/config/env.js';
 import { closeContext, createContext } from '../src/context.js';
 import { runRoles } from '../src/roles/run.js';
+import { startLocalServices } from '../src/bootstrap/local-services.js';
 import { dropDatabase } from '../src/shared/sql.js';
 import { createAccount as createProviderAccount, verifyAccount } from '../src/providers/accounts.js';
 import { findLocalEngines } from '../src/providers/verify/local.js';
@@ -70,16 +71,23 @@ if (!engines.pocketsphinx || !engines.pocketsphinxModel || !engines.espeakNg) {
 
 // ----------------------------------------------------------------------------- the service
 
-const base = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+// First run: an embedded Postgres and a redis-server of our own when none is configured or answering.
+const local = await startLocalServices(process.env, createLogger(process.env.LOG_LEVEL ?? 'error', 'voice', 2)).catch((err: unknown) => {
+  process.stderr.write(`demo failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
+for (const what of local.started) say(`started ${what} (none configured or answering; data in ${process.env.DATA_DIR ?? '.data'})`);
+const base = new URL(local.env.DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 const dbName = `voice_demo_${randomBytes(4).toString('hex')}`;
 base.pathname = `/${dbName}`;
 const [port, mediaPort] = [await freePort(), await freePort()];
 const config = loadConfig({
   ...process.env,
+  ...local.env,
   DATABASE_URL: base.toString(),
   PORT: String(port),
   MEDIA_PORT: String(mediaPort),
-  WORKER_PORT: '0',
+  WORKER_HTTP_PORT: '0',
   HOST: '127.0.0.1',
   PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
   PUBLIC_MEDIA_URL: `ws://127.0.0.1:${mediaPort}`,
@@ -193,5 +201,6 @@ try {
   if (keys.length) await ctx.redis.del(...keys).catch(() => {});
   await closeContext(ctx);
   await dropDatabase(config.DATABASE_URL).catch((err) => process.stderr.write(`could not drop ${dbName}: ${String(err)}\n`));
+  await local.stop();
 }
 process.exit(exitCode);

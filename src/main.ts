@@ -1,12 +1,21 @@
 import { loadConfig } from './config/env.js';
 import { environmentWithFile } from './config/env-file.js';
 import { closeContext, createContext } from './context.js';
+import { startLocalServices } from './bootstrap/local-services.js';
 import { runRoles } from './roles/run.js';
+import { createLogger } from './shared/logger.js';
 
 // One entry point, three roles (api, media, worker); ROLES picks which run in this process.
 async function main(): Promise<void> {
-  const config = loadConfig(environmentWithFile());
-  const ctx = await createContext(config);
+  const env = environmentWithFile();
+  const log = createLogger(loadConfig(env).LOG_LEVEL);
+  // First run: Postgres and Redis of our own when none is configured or answering (not in production).
+  const local = await startLocalServices(env, log);
+  const config = loadConfig({ ...env, ...local.env });
+  const ctx = await createContext(config, { log }).catch(async (err: unknown) => {
+    await local.stop();
+    throw err;
+  });
   const stopRoles = await runRoles(ctx, config.ROLES);
   ctx.log.info({ roles: config.ROLES, port: config.PORT, media_port: config.MEDIA_PORT }, 'voice agent service started');
 
@@ -17,6 +26,7 @@ async function main(): Promise<void> {
     ctx.log.info({ signal }, 'draining');
     await stopRoles();
     await closeContext(ctx);
+    await local.stop();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

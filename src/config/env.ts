@@ -33,6 +33,12 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.string().min(1).default('postgres://localhost:5432/voice'),
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
+  /**
+   * First run (src/bootstrap): with DATABASE_URL / REDIS_URL unset, the 127.0.0.1 port where the service
+   * looks for Postgres / Redis and, when nothing answers there (and not in production), starts its own.
+   */
+  LOCAL_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(5432),
+  LOCAL_REDIS_PORT: z.coerce.number().int().min(1).max(65535).default(6379),
   /** Request and media paths: a Redis command (slots, rate windows) answers or fails within this. */
   REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(50).max(10_000).default(500),
   /** A new Postgres connection must be established within this, else the query fails (503 on the api). */
