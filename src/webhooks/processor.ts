@@ -55,7 +55,7 @@ export async function processDelivery(deps: ProcessorDeps, deliveryId: string): 
     const timestampSeconds = Math.floor(ctx.clock.now().getTime() / 1000);
     result = await deps.sender.send({
       url: claimed.url,
-      headers: deliveryHeaders(key, claimed.id, timestampSeconds, body),
+      headers: deliveryHeaders(key, claimed.webhook_id ?? claimed.id, timestampSeconds, body),
       body,
       timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
     });

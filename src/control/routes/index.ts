@@ -10,6 +10,8 @@ import { voiceSessionRoutes } from './voice-sessions/index.js';
 import { walletRoutes } from './wallet/index.js';
 import { webhookRoutes } from './webhooks/index.js';
 import { carrierRoutes } from './carriers/index.js';
+import { consolePages } from './console-pages.js';
+import { webhookDeliveryRoutes } from './webhook-deliveries/index.js';
 
 /** Every resource's routes; each resource lives in its own folder. */
 export function registerRoutes(router: Router): void {
@@ -24,4 +26,6 @@ export function registerRoutes(router: Router): void {
   walletRoutes(router);
   webhookRoutes(router);
   carrierRoutes(router);
+  webhookDeliveryRoutes(router);
+  consolePages(router);
 }

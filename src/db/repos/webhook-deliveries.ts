@@ -26,6 +26,8 @@ export interface DeliveryInsert {
   /** Per-target `data`; null delivers the event's own data. */
   data: unknown;
   dedupeKey?: string | null;
+  /** A replay sends the original's webhook-id; absent for a first delivery. */
+  webhookId?: string | null;
 }
 
 /** A delivery of an event to a project endpoint, at the endpoint's current revision, with the event's own data. */
@@ -66,6 +68,7 @@ export async function insertDeliveries(tx: Tx, ctx: AppContext, rows: DeliveryIn
     max_attempts: schedule.length,
     next_attempt_at: nextAttemptAt,
     dedupe_key: r.dedupeKey ?? null,
+    webhook_id: r.webhookId ?? null,
     created_at: now,
     updated_at: now,
   }));
@@ -75,6 +78,8 @@ export async function insertDeliveries(tx: Tx, ctx: AppContext, rows: DeliveryIn
 
 export interface ClaimedDelivery {
   id: string;
+  /** The webhook-id header: the original delivery's id for a replay, else `id`. */
+  webhook_id: string;
   kind: 'endpoint' | 'agent';
   url: string;
   attempts: number;
@@ -104,9 +109,9 @@ export async function claimDeliveries(ctx: AppContext, ids: string[], leaseMs: n
         and (d.kind = 'agent' or exists (
           select 1 from webhook_endpoints ep
           where ep.id = d.endpoint_id and ep.status = 'active' and ep.revision = d.endpoint_revision))
-      returning d.id, d.kind, d.url, d.attempts, d.max_attempts, d.event_type, d.endpoint_id, d.agent_id, d.data, d.event_id
+      returning d.id, coalesce(d.webhook_id, d.id) as webhook_id, d.kind, d.url, d.attempts, d.max_attempts, d.event_type, d.endpoint_id, d.agent_id, d.data, d.event_id
     )
-    select c.id, c.kind, c.url, c.attempts, c.max_attempts, c.event_type, c.endpoint_id, c.agent_id, c.data,
+    select c.id, c.webhook_id, c.kind, c.url, c.attempts, c.max_attempts, c.event_type, c.endpoint_id, c.agent_id, c.data,
            e.data as event_data, e.created_at as occurred_at,
            coalesce(ep.secret_sealed, a.webhook_secret_sealed) as secret_sealed
     from claimed c
