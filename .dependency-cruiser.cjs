@@ -19,6 +19,7 @@ const LAYERS = [
   ['db'], // every query (db/repos) and migrations
   ['audio'], // the only loader of the C++ addon
   ['contract'], // API shapes, events, control frames, money, scopes
+  ['metrics'], // the process's Prometheus registry and its metrics (prom-client only)
   ['config', 'shared'], // environment, AppContext, clients, errors, crypto, logging
 ];
 

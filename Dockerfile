@@ -31,7 +31,7 @@ WORKDIR /app
 # NODE_ENV=production makes the service refuse to start without KEYRING (a generated development
 # keyring would differ per container). HOST=0.0.0.0 makes it require PUBLIC_BASE_URL and
 # PUBLIC_MEDIA_URL (the defaults would hand clients ws://0.0.0.0:8081/...).
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 MEDIA_PORT=8081 WORKER_PORT=8082 DATA_DIR=/app/.data
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 MEDIA_PORT=8081 WORKER_HTTP_PORT=8082 DATA_DIR=/app/.data
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/build/Release/vc_native.node ./build/Release/vc_native.node
@@ -44,7 +44,7 @@ RUN mkdir -p /app/.data && chown node:node /app/.data && chmod 0700 /app/.data
 USER node
 # api, media socket, worker health.
 EXPOSE 8080 8081 8082
-# GET /readyz of every role in ROLES (on PORT, MEDIA_PORT, WORKER_PORT) with Node's fetch.
+# GET /readyz of every role in ROLES (on PORT, MEDIA_PORT, WORKER_HTTP_PORT) with Node's fetch.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["node", "/app/healthcheck.mjs"]
 # tini forwards SIGTERM to Node, which drains (DRAIN_GRACE_MS) and exits.
 ENTRYPOINT ["/usr/bin/tini", "--"]

@@ -29,7 +29,11 @@ const EnvSchema = z.object({
   SMTP_URL: z.string().url().optional(),
   MAIL_FROM: z.string().min(3).default('Voice agent service <no-reply@localhost>'),
   /** The worker role's /healthz and /readyz. */
-  WORKER_PORT: z.coerce.number().int().min(0).max(65535).default(8082),
+  WORKER_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8082),
+  /** Prometheus text at GET /metrics, one server per process whatever its roles; 0 picks a free port. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** Where /metrics listens: loopback unless a scraper elsewhere needs it (it is not authenticated). */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.string().min(1).default('postgres://localhost:5432/voice'),
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),

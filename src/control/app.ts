@@ -7,6 +7,7 @@ import { ApiDocs } from './openapi.js';
 import { clientErrorHandler } from './plugins/client-errors.js';
 import { installErrorHandler } from './plugins/error-handler.js';
 import { BODY_LIMIT_BYTES, installJsonBody } from './plugins/json-body.js';
+import { installMetrics } from './plugins/metrics.js';
 import type { Router } from './route.js';
 import { registerRoutes } from './routes/index.js';
 
@@ -42,6 +43,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
+  installMetrics(app);
   installErrorHandler(app);
   installJsonBody(app);
   const docs = new ApiDocs();

@@ -14,6 +14,8 @@ import type { MediaTransport } from './transport.js';
 import { VoiceSession, type SessionHooks } from './voice-session.js';
 import { NodeLease } from './node-lease.js';
 import { SettlementRetry } from './settlement-retry.js';
+import { logCallEnd, logCallStart } from './call-log.js';
+import { trackCalls } from '../metrics/media.js';
 
 /** How often the registry looks after leases: renewals when due, calls whose lease is lost. */
 const LEASE_TICK_MS = 1_000;
@@ -61,6 +63,8 @@ export class CallRegistry implements CallStarter {
   private readonly leaseTimer: NodeJS.Timeout;
   private slotsRenewing = false;
   private lastSlotRenewMs = 0;
+  /** Stops /metrics reading this registry's calls. */
+  private readonly untrack: () => void;
 
   constructor(
     private readonly ctx: AppContext,
@@ -75,6 +79,7 @@ export class CallRegistry implements CallStarter {
       ended: (session, signal, transcript) => {
         this.live.delete(session.id);
         pacer.delete(session);
+        logCallEnd(log, session, signal, now());
         this.settle(session.id, signal, transcript);
       },
       kick(session) {
@@ -94,6 +99,7 @@ export class CallRegistry implements CallStarter {
     // Leases: the node lease proves this node is alive for its calls (crash recovery); slots count them.
     this.leaseTimer = setInterval(() => this.tendLeases(), LEASE_TICK_MS);
     this.leaseTimer.unref();
+    this.untrack = trackCalls(() => this.live.values());
   }
 
   /** The calls running now, by session id. */
@@ -127,6 +133,7 @@ export class CallRegistry implements CallStarter {
 
   attach(session: VoiceSession, transport: MediaTransport): void {
     this.pacer.add(session);
+    logCallStart(this.log, session);
     session.attach(transport);
   }
 
@@ -156,6 +163,7 @@ export class CallRegistry implements CallStarter {
   /** Stops the lease renewal, settlement retries and the pacer (after a drain, or when the socket never listened). */
   stop(): void {
     clearInterval(this.leaseTimer);
+    this.untrack();
     this.settlements.stop();
     this.pacer.stop();
   }

@@ -12,6 +12,8 @@
 // (measured: uWS keeps the loop in its poll phase), so incoming messages also `poke` the
 // pacer: whichever comes first, the timer or a message, runs the tick once it is due.
 
+import { pacerLateness } from '../metrics/media.js';
+
 export const PACER_TICK_MS = 5;
 /** Audio sent ahead of real time; the contract allows at most 200 ms. */
 export const PACE_LEAD_MS = 60;
@@ -125,6 +127,7 @@ export class Pacer {
       batch = batch.length === 0 ? slot : batch.concat(slot);
       this.wheel[k % SLOTS] = [];
     }
+    if (last > this.lastTick) pacerLateness.observe(nowMs - (this.lastTick + 1) * this.tickMs);
     this.lastTick = last;
     for (const p of batch) {
       // Entries of calls visited or rescheduled since they were queued are stale.

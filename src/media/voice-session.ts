@@ -8,6 +8,7 @@ import { NativeError, type PcmMessage } from '../audio/native.js';
 import { FRAME_MS } from './output-queue.js';
 import { PACE_LEAD_MS, PACER_TICK_MS, type Paced } from './pacer.js';
 import type { MediaTransport } from './transport.js';
+import { countBargeIn, JITTER_PAUSE_MS, outputJitter } from '../metrics/media.js';
 
 /** Above this many bytes waiting in the socket, the pacer holds frames back (backpressure). */
 export const MAX_BUFFERED_BYTES = 64 * 1024;
@@ -55,6 +56,10 @@ export class VoiceSession implements Paced {
   private closed = false;
   framesIn = 0;
   framesOut = 0;
+  /** `interrupted` frames sent: the caller spoke over the agent (call log, metrics). */
+  bargeIns = 0;
+  /** When the last output frame left (monotonic ms), for the output-jitter metric. */
+  private lastSentMs = -Infinity;
   /** `now` of the send corked by pace(), for `flush`. */
   private pacingNowMs = 0;
   private readonly host: CallHost;
@@ -88,6 +93,10 @@ export class VoiceSession implements Paced {
       this.log.warn({ err, session_id: this.id }, 'call pipeline failed to start');
       this.end('failed', 'service_error', 1011);
     }
+  }
+
+  get direction(): string {
+    return this.row.direction;
   }
 
   get droppedFrames(): number {
@@ -157,6 +166,7 @@ export class VoiceSession implements Paced {
   }
 
   private sendControl(frame: ControlFrame): void {
+    if (frame.type === 'interrupted') this.countBargeIn();
     if (this.transport && !this.ending) this.transport.sendControl(frame);
   }
 
@@ -240,8 +250,21 @@ export class VoiceSession implements Paced {
       transport.sendAudio(frame);
       this.pipeline.frameSent();
       this.framesOut++;
+      this.observeJitter(nowMs);
       this.playheadMs += FRAME_MS;
     }
+  }
+
+  /** Output jitter (metrics): |interval − 20 ms| since the previous frame, unless output had paused. */
+  private observeJitter(nowMs: number): void {
+    const gapMs = nowMs - this.lastSentMs;
+    this.lastSentMs = nowMs;
+    if (gapMs < JITTER_PAUSE_MS) outputJitter.observe(Math.abs(gapMs - FRAME_MS));
+  }
+
+  private countBargeIn(): void {
+    this.bargeIns++;
+    countBargeIn(this.row.direction);
   }
 
   /**

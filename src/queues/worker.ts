@@ -4,6 +4,8 @@ import type { AppContext } from '../shared/app-context.js';
 import type { QueueDef } from './jobs.js';
 import { forBullMQ, parseJobData } from './permanent.js';
 import { bullPrefix } from './prefix.js';
+import { producerQueue } from './producer.js';
+import { queueJobsProcessed, QUEUE_STATES, trackQueueDepth } from '../metrics/worker.js';
 
 export interface QueueWorkerSpec<Data> {
   queue: QueueDef<Data>;
@@ -54,10 +56,16 @@ export async function startQueueWorker<Data>(ctx: AppContext, spec: QueueWorkerS
   worker.on('error', (err) => ctx.log.warn({ err: { message: err.message } }, `${def.label} worker error`));
   const { failedMessage } = spec;
   if (failedMessage) worker.on('failed', (job, err) => ctx.log.warn({ job_id: job?.id, err: { message: err.message } }, failedMessage));
+  worker.on('completed', () => queueJobsProcessed.inc({ queue: def.name, result: 'completed' }));
+  worker.on('failed', () => queueJobsProcessed.inc({ queue: def.name, result: 'failed' }));
   await worker.waitUntilReady();
+  // /metrics reads the queue's depth through the producer side (the worker's connection blocks).
+  const depth = producerQueue(ctx, def);
+  const untrackDepth = trackQueueDepth(def.name, () => depth.getJobCounts(...QUEUE_STATES));
   return {
     worker,
     close: async () => {
+      untrackDepth();
       await worker.close();
       await redis.quit().catch(() => redis.disconnect());
     },

@@ -4,6 +4,8 @@ import { createConversation, type ConversationOptions } from '../conversation/in
 import { startMediaServer, type MediaServer, type MediaServerOptions } from '../media/server.js';
 import { twilioStreamRoute } from '../media/twilio-stream-route.js';
 import { uwsFallbackReason } from '../media/uws-native.js';
+import { createAdapters } from '../providers/registry.js';
+import { timedAdapters } from './provider-timing.js';
 
 export interface MediaNodeOptions extends Omit<MediaServerOptions, 'agentPipeline'> {
   /** How agent calls are built (tests and benchmarks inject providers). */
@@ -14,8 +16,12 @@ export interface MediaNodeOptions extends Omit<MediaServerOptions, 'agentPipelin
 export async function startMediaNode(ctx: AppContext, opts: MediaNodeOptions): Promise<MediaServer> {
   const fallback = uwsFallbackReason();
   if (fallback) throw new Error(`the media role cannot start: ${fallback}`);
-  const { conversation, ...server } = opts;
-  return startMediaServer(ctx, { ...server, agentPipeline: (c, row, log) => createConversation(c, row, log, conversation) });
+  const { conversation = {}, ...server } = opts;
+  // Provider latency for /metrics: the adapters (injected ones too) are timed as the engine uses them.
+  const registry = { allowPrivateUrls: ctx.config.ALLOW_PRIVATE_URLS, ...conversation.registry };
+  const adapterFactory = timedAdapters(conversation.adapterFactory ?? ((stages, credentials) => createAdapters(stages, credentials, registry)));
+  const timed: ConversationOptions = { ...conversation, adapterFactory };
+  return startMediaServer(ctx, { ...server, agentPipeline: (c, row, log) => createConversation(c, row, log, timed) });
 }
 
 /** The media role: the uWebSockets.js media socket (browsers and Twilio streams). Its stop function drains (DRAIN_GRACE_MS). */

@@ -1,6 +1,7 @@
 import type { Role } from '../config/env.js';
 import type { AppContext } from '../shared/app-context.js';
 import { markDraining } from '../sessions/draining.js';
+import { startMetricsServer } from '../metrics/server.js';
 
 type Stop = () => Promise<void>;
 
@@ -11,9 +12,14 @@ const ROLE_MODULES: Record<Role, () => Promise<{ start: (ctx: AppContext) => Pro
   worker: () => import('./worker.js'),
 };
 
-/** Starts the roles in order; the returned function drains and stops them in reverse order. */
+/**
+ * Starts the process's /metrics server (one for all its roles), then the roles in order; the
+ * returned function drains and stops them in reverse order, the metrics server last.
+ */
 export async function runRoles(ctx: AppContext, roles: readonly Role[]): Promise<Stop> {
-  const stops: Stop[] = [];
+  const metrics = await startMetricsServer(ctx.config.METRICS_PORT, ctx.config.METRICS_HOST);
+  ctx.log.info({ metrics_port: metrics.port, metrics_host: ctx.config.METRICS_HOST }, 'metrics at /metrics');
+  const stops: Stop[] = [() => metrics.close()];
   for (const role of roles) stops.push(await (await ROLE_MODULES[role]()).start(ctx));
   return async () => {
     // From here session admission answers 503 and the media socket refuses with 1013; the

@@ -8,6 +8,7 @@ import { createSender } from './sender.js';
 import type { Resolver } from '../shared/net/address-policy.js';
 import { batchingStore } from './store.js';
 import { startSweeper } from './sweeper.js';
+import { countWebhookAttempt } from '../metrics/worker.js';
 
 export interface WebhookWorkerOptions {
   /** Deliveries in flight at once in this process (default 64: most of an attempt is waiting on the network). */
@@ -92,6 +93,7 @@ export async function startWebhookWorkers(ctx: AppContext, opts: WebhookWorkerOp
         outcome = await processDelivery(deps, deliveryId);
       }
       opts.onOutcome?.(deliveryId, outcome);
+      countWebhookAttempt(outcome.kind);
       if (outcome.kind === 'retry') {
         await enqueueDeliveries(ctx, [outcome.next]).catch((err) =>
           ctx.log.warn({ err: { message: (err as Error).message } }, 'webhook retry not queued; the sweeper will'),

@@ -39,7 +39,7 @@ t.test('non-root user, writable data directory, production settings', async (t) 
   t.notOk(instr(runtime, 'COPY').some((l) => /--chown/.test(l)), 'the code stays root-owned (read-only to the runtime user)');
   t.equal(env.NODE_ENV, 'production');
   t.equal(env.HOST, '0.0.0.0');
-  t.same([env.PORT, env.MEDIA_PORT, env.WORKER_PORT], ['8080', '8081', '8082']);
+  t.same([env.PORT, env.MEDIA_PORT, env.WORKER_HTTP_PORT], ['8080', '8081', '8082']);
   t.same(instr(runtime, 'EXPOSE'), ['EXPOSE 8080 8081 8082']);
   t.same(instr(runtime, 'ENTRYPOINT'), ['ENTRYPOINT ["/usr/bin/tini", "--"]'], 'tini forwards SIGTERM (drain)');
   t.same(instr(runtime, 'CMD'), ['CMD ["node", "dist/src/main.js"]']);

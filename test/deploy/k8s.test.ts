@@ -43,7 +43,7 @@ const deployments = objects.filter((o) => o.kind === 'Deployment') as Any[];
 const config = named('ConfigMap', 'voice-config') as Any;
 const secret = named('Secret', 'voice-secrets') as Any;
 const roleOf = (d: Any): string => d.spec.template.spec.containers[0].env?.find((e: Any) => e.name === 'ROLES')?.value;
-const ROLE_PORT = { api: 'PORT', media: 'MEDIA_PORT', worker: 'WORKER_PORT' } as const;
+const ROLE_PORT = { api: 'PORT', media: 'MEDIA_PORT', worker: 'WORKER_HTTP_PORT' } as const;
 /** The container's environment as the process sees it: ConfigMap and Secret, then its own env. */
 const containerEnv = (c: Any): Record<string, string> => ({
   ...config.data,

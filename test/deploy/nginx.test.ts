@@ -205,10 +205,10 @@ async function run(bin: string): Promise<void> {
         child.stderr.on('data', (d: Buffer) => (out += d.toString()));
         child.once('exit', (code) => resolve({ code, out }));
       });
-    const ports = { PORT: String(apiPort), MEDIA_PORT: String(media.port), WORKER_PORT: String(worker.port) };
+    const ports = { PORT: String(apiPort), MEDIA_PORT: String(media.port), WORKER_HTTP_PORT: String(worker.port) };
     t.match(await check({ ...ports, HOST: '127.0.0.1', ROLES: 'api,media,worker' }), { code: 0, out: /ready: api,media,worker/ });
     t.match(await check({ ...ports, HOST: '0.0.0.0', ROLES: 'media' }), { code: 0 }, 'a wildcard HOST is probed on loopback');
-    const down = await check({ ...ports, WORKER_PORT: String(closedPort), HOST: '127.0.0.1', ROLES: 'api,worker' });
+    const down = await check({ ...ports, WORKER_HTTP_PORT: String(closedPort), HOST: '127.0.0.1', ROLES: 'api,worker' });
     t.equal(down.code, 1);
     t.match(down.out, /not ready: worker http:\/\/127\.0\.0\.1:\d+\/readyz: ECONNREFUSED/);
   });

@@ -28,7 +28,7 @@ export async function startRole(h: Harness, role: 'media' | 'worker' | 'api', en
       REDIS_URL: h.ctx.config.REDIS_URL,
       TEST_REDIS_PREFIX: h.ctx.redisPrefix,
       PORT: '0',
-      WORKER_PORT: '0',
+      WORKER_HTTP_PORT: '0',
       ALLOW_PRIVATE_URLS: '1',
       ...env,
     },

@@ -46,7 +46,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ALLOW_PRIVATE_URLS: '1',
     PORT: '0',
     MEDIA_PORT: '0',
-    WORKER_PORT: '0',
+    WORKER_HTTP_PORT: '0',
     // Socket mechanics are tested on the echo pipeline; conversation tests ask for `agent`.
     MEDIA_PIPELINE: 'echo',
     ...opts.env,
