@@ -21,9 +21,11 @@ export async function createContext(config: Config, overrides: Partial<AppContex
   const log: Logger = overrides.log ?? createLogger(config.LOG_LEVEL);
   if (config.ALLOW_PRIVATE_URLS) log.warn('ALLOW_PRIVATE_URLS=1: private and loopback URLs are accepted (development only)');
   if (use === 'prepare') await ensureDatabase(config.DATABASE_URL);
-  const sql = overrides.sql ?? createSql(config.DATABASE_URL, { connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS });
+  const sql = overrides.sql ?? createSql(config.DATABASE_URL, { connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS });
   if (use === 'prepare') {
-    const applied = await migrate(sql);
+    // Migrations (and waiting for another process's) may take longer than a request's statement timeout.
+    const migrator = createSql(config.DATABASE_URL, { max: 1, connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS });
+    const applied = await migrate(migrator).finally(() => migrator.end({ timeout: 5 }));
     if (applied.length) log.info({ applied }, 'database migrated');
   } else {
     await checkExistingDatabase(sql, config.DATABASE_URL).catch(async (err: unknown) => {

@@ -47,6 +47,11 @@ const EnvSchema = z.object({
   REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(50).max(10_000).default(500),
   /** A new Postgres connection must be established within this, else the query fails (503 on the api). */
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+  /**
+   * A statement running longer is cancelled by the server (503 on the api); a server that stops
+   * answering altogether (frozen) has the connection cut by the client 1 s later. 0 turns both off.
+   */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
   PUBLIC_BASE_URL: z.string().url().optional(),
   PUBLIC_MEDIA_URL: z.string().optional(),
   KEYRING: z.string().optional(),

@@ -41,3 +41,6 @@ export const ApiKeyInfo = z.object({
   created_at: z.iso.datetime(),
 });
 export const CreatedApiKey = ApiKeyInfo.extend({ key: z.string() });
+
+export const EmailVerifiedInfo = z.object({ email_verified: z.boolean() });
+export const LoggedOutInfo = z.object({ logged_out: z.boolean() });

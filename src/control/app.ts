@@ -5,6 +5,7 @@ import { checkReadiness, readinessResponse } from '../health/readiness.js';
 import { installDocs } from './docs-page.js';
 import { ApiDocs } from './openapi.js';
 import { clientErrorHandler } from './plugins/client-errors.js';
+import { installCors } from './plugins/cors.js';
 import { installErrorHandler } from './plugins/error-handler.js';
 import { BODY_LIMIT_BYTES, installJsonBody } from './plugins/json-body.js';
 import { installMetrics } from './plugins/metrics.js';
@@ -49,6 +50,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const docs = new ApiDocs();
   const router: Router = { app, ctx, docs };
   registerRoutes(router);
+  installCors(app, ctx);
   installDocs(app, docs, ctx.config.PUBLIC_BASE_URL);
   // Liveness: the process answers. Readiness: it can serve (Postgres, Redis, schema, not draining).
   app.get('/healthz', async () => ({ ok: true }));

@@ -24,6 +24,17 @@ export interface RouteDef<B extends Schema, Q extends Schema, P extends Schema, 
   headers?: H;
   status: number;
   response?: z.ZodType;
+  /** Stable camelCase name in /openapi.json (derived from method and path when absent). */
+  operationId?: string;
+  /** Error statuses this operation answers beyond those its auth and inputs imply (402, 409, ...). */
+  errors?: number[];
+  /** Security requirements in /openapi.json when `auth` does not say them (publishable keys). */
+  security?: Record<string, string[]>[];
+  /**
+   * A creating POST that honours `Idempotency-Key` (contract §11; project routes only). `replay`
+   * adjusts a replayed body (outbound answers `duplicate: true`).
+   */
+  idempotent?: boolean | { replay?: (body: unknown) => unknown };
   /** Runs after authentication and before any input is parsed (ownership checks). */
   authorize?: (caller: Caller, rawParams: Record<string, unknown>) => Promise<void>;
 }

@@ -12,6 +12,7 @@ import type { AgentPipelineFactory, PipelineKind } from './pipelines.js';
 import type { VoiceSession } from './voice-session.js';
 import { installHealthRoutes } from './health-routes.js';
 import { MessageRatePolicy } from './message-rate.js';
+import { browserOriginRefusal } from './browser-origin.js';
 
 export interface MediaServer {
   port: number;
@@ -69,6 +70,7 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
       const key = req.getHeader('sec-websocket-key');
       const protocol = req.getHeader('sec-websocket-protocol');
       const extensions = req.getHeader('sec-websocket-extensions');
+      const origin = req.getHeader('origin');
       let aborted = false;
       res.onAborted(() => {
         aborted = true;
@@ -77,18 +79,19 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
         if (aborted) return;
         res.cork(() => res.upgrade<BrowserSocketData>(data, key, protocol, extensions, context));
       };
-      calls.start(() => activateSession(ctx, sessionId, token, nodeId)).then(
-        (started) => {
+      const failed = (err: unknown) => {
+        log.error({ err }, 'media activation failed');
+        upgrade({ session: null, transport: null, refusal: { code: 1011, reason: 'internal error' } });
+      };
+      const start = () =>
+        calls.start(() => activateSession(ctx, sessionId, token, nodeId)).then((started) => {
           if (!started.ok) return upgrade({ session: null, transport: null, refusal: { code: started.code, reason: started.reason } });
           // The client left during activation: the call ends at once, as a hang-up.
           if (aborted) return calls.abandon(started.session);
           upgrade({ session: started.session, transport: null, refusal: null });
-        },
-        (err) => {
-          log.error({ err }, 'media activation failed');
-          upgrade({ session: null, transport: null, refusal: { code: 1011, reason: 'internal error' } });
-        },
-      );
+        }, failed);
+      // A browser session's socket must come from an origin of its publishable key (4403).
+      browserOriginRefusal(ctx, sessionId, token, origin).then((refusal) => (refusal ? upgrade({ session: null, transport: null, refusal }) : start()), failed);
     },
 
     open: (ws) => {

@@ -12,7 +12,9 @@ import { randomToken, sha256Hex } from '../shared/crypto/tokens.js';
 import { errors, sessionErrors, type FieldError } from '../shared/errors.js';
 import { isDraining } from './draining.js';
 import { holdFor, RATE_NANO_USD_PER_MIN, RATE_VERSION } from '../contract/money.js';
-import { CREATED_SLOT_MARGIN_MS, releaseSlot, takeSlot } from './slots.js';
+import { CREATED_SLOT_MARGIN_MS, releaseKeySlot, releaseSlot, takeSlot, type KeyBudget } from './slots.js';
+import { keySlotLeaseUntil } from './slot-layout.js';
+import { countLiveKeySessions, setSessionPublishableKey } from '../db/repos/publishable-keys.js';
 
 export const WS_URL_TTL_SECONDS = 60;
 export const MAX_DURATION_CAP_SECONDS = 14_400;
@@ -76,6 +78,11 @@ export interface CallAdmission {
   check?: (agent: SessionAgent['agent']) => Promise<void>;
   /** First statement inside the admission transaction, before the wallet lock (idempotency). */
   begin?: (tx: Tx) => Promise<void>;
+  /**
+   * A browser session's publishable key: the session also counts against the key's own budget
+   * (contract §11), in Redis and, under the wallet lock, in Postgres, like the project's limit.
+   */
+  publishableKey?: { id: string; max_concurrent_sessions: number };
   /** Last statement inside the admission transaction: more columns for the new row. */
   finish?: (tx: Tx, row: SessionRow) => Promise<SessionRow>;
 }
@@ -124,9 +131,15 @@ export async function admitCall(ctx: AppContext, projectId: string, req: CallAdm
   const project = await getProjectCallLimits(ctx.sql, projectId);
   const funds = await readWallet(ctx.sql, projectId);
   if (!funds || funds.balance - funds.held < hold) throw sessionErrors.walletInsufficient();
-  const slot = await takeSlot(ctx, projectId, sessionId, project.max_concurrent_sessions, expiresAt.getTime() + CREATED_SLOT_MARGIN_MS).catch((err: unknown) => {
+  const pk = req.publishableKey;
+  const keyBudget: KeyBudget | undefined = pk && { keyId: pk.id, max: pk.max_concurrent_sessions, leaseUntilMs: keySlotLeaseUntil(expiresAt, maxDuration) };
+  const giveBack = async () => {
+    await releaseSlot(ctx, projectId, sessionId);
+    if (pk) await releaseKeySlot(ctx, pk.id, sessionId);
+  };
+  const slot = await takeSlot(ctx, projectId, sessionId, project.max_concurrent_sessions, expiresAt.getTime() + CREATED_SLOT_MARGIN_MS, keyBudget).catch((err: unknown) => {
     // A hung Redis may still run the take once it wakes: the release queued behind it undoes it.
-    void releaseSlot(ctx, projectId, sessionId).catch(() => {});
+    void giveBack().catch(() => {});
     throw err;
   });
   if (!slot.taken) throw sessionErrors.concurrencyLimit(slot.retryAfterSeconds);
@@ -138,6 +151,7 @@ export async function admitCall(ctx: AppContext, projectId: string, req: CallAdm
       if (!wallet || wallet.balance - wallet.held < hold) throw sessionErrors.walletInsufficient();
       const live = await countLiveSessions(tx, projectId, now);
       if (live >= project.max_concurrent_sessions) throw sessionErrors.concurrencyLimit(LIVE_LIMIT_RETRY_AFTER_SECONDS);
+      if (pk && (await countLiveKeySessions(tx, pk.id, now)) >= pk.max_concurrent_sessions) throw sessionErrors.concurrencyLimit(LIVE_LIMIT_RETRY_AFTER_SECONDS);
       const inserted = await insertSession(tx, {
         id: sessionId,
         project_id: projectId,
@@ -164,23 +178,33 @@ export async function admitCall(ctx: AppContext, projectId: string, req: CallAdm
         token_expires_at: expiresAt,
       });
       await placeHold(tx, projectId, sessionId, hold, now);
+      if (pk) {
+        await setSessionPublishableKey(tx, sessionId, pk.id);
+        inserted.publishable_key_id = pk.id;
+      }
       return req.finish ? req.finish(tx, inserted) : inserted;
     });
     return { row, token, expiresAt };
   } catch (err) {
-    await releaseSlot(ctx, projectId, sessionId).catch((e: unknown) =>
+    await giveBack().catch((e: unknown) =>
       ctx.log.warn({ err: { message: (e as Error).message }, session_id: sessionId }, 'slot of a failed admission not released; its lease will expire'),
     );
     throw err;
   }
 }
 
-/** Admits a web media session (`POST /v2/voice/sessions`, browser sessions). */
-export async function admitSession(ctx: AppContext, projectId: string, body: CreateVoiceSessionBody): Promise<AdmittedSession> {
-  const { row, token } = await admitCall(ctx, projectId, { ...body, direction: 'web', tokenTtlSeconds: WS_URL_TTL_SECONDS });
+/** Admits a web media session (`POST /v2/voice/sessions`; browser sessions add their key's limits). */
+export async function admitSession(
+  ctx: AppContext,
+  projectId: string,
+  body: CreateVoiceSessionBody,
+  extra: Pick<CallAdmission, 'publishableKey'> & { tokenTtlSeconds?: number } = {},
+): Promise<AdmittedSession> {
+  const ttl = extra.tokenTtlSeconds ?? WS_URL_TTL_SECONDS;
+  const { row, token } = await admitCall(ctx, projectId, { ...body, direction: 'web', tokenTtlSeconds: ttl, publishableKey: extra.publishableKey });
   return {
     session: toSessionInfo(row),
     ws_url: `${ctx.config.PUBLIC_MEDIA_URL}/v2/voice/sessions/${row.id}/stream?token=${token}`,
-    expires_in_seconds: WS_URL_TTL_SECONDS,
+    expires_in_seconds: ttl,
   };
 }

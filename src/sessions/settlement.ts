@@ -8,7 +8,7 @@ import { normalizeTranscript, retentionDays, transcriptExpiry } from '../transcr
 import { emitCallEvent, kickDeliveries, type EmittedEvent } from '../webhooks/index.js';
 import { type TranscriptEntry } from '../contract/events.js';
 import { costFor, secondsBetweenRoundedUp } from '../contract/money.js';
-import { releaseSlot } from './slots.js';
+import { releaseKeySlot, releaseSlot } from './slots.js';
 import type { Tx } from '../shared/sql.js';
 
 export type EndReason =
@@ -117,6 +117,12 @@ export async function endSession(ctx: AppContext, sessionId: string, signal: End
     await releaseSlot(ctx, result.row.project_id, sessionId).catch((err) =>
       ctx.log.warn({ err, session_id: sessionId }, 'slot release failed; its lease will expire'),
     );
+    const keyId = result.row.publishable_key_id;
+    if (keyId) {
+      await releaseKeySlot(ctx, keyId, sessionId).catch((err) =>
+        ctx.log.warn({ err, session_id: sessionId }, "publishable key's slot release failed; its lease will expire"),
+      );
+    }
   }
   return { session: toSessionInfo(result.row), settledNow: result.settledNow };
 }

@@ -12,6 +12,17 @@ export const SLOT_RENEW_MS = 10_000;
 /** A project's slot set: member = session id, score = lease expiry (ms). */
 export const slotKey = (ctx: AppContext, projectId: string): string => `${ctx.redisPrefix}slots:${projectId}`;
 
+/**
+ * A publishable key's own budget (contract §11): member = browser session id, score = lease
+ * expiry. The lease covers the session's whole possible life (connect window + max duration +
+ * the margin), so no node renews it; settlement gives the member back as soon as the session ends.
+ */
+export const keySlotKey = (ctx: AppContext, keyId: string): string => `${ctx.redisPrefix}key-slots:${keyId}`;
+
+/** A browser session's lease in its key's budget: until its ws_url expires, plus its longest call, plus the margin. */
+export const keySlotLeaseUntil = (tokenExpiresAt: Date, maxDurationSeconds: number): number =>
+  tokenExpiresAt.getTime() + maxDurationSeconds * 1000 + CREATED_SLOT_MARGIN_MS;
+
 /** Exists while the slot sets can be trusted; a Redis that lost its data lost this too. */
 export const slotsReadyKey = (ctx: AppContext): string => `${ctx.redisPrefix}slots-ready`;
 

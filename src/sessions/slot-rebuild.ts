@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../shared/app-context.js';
+import { listKeySlotHolders } from '../db/repos/publishable-keys.js';
 import { listSlotHolders } from '../db/repos/voice-sessions.js';
-import { ACTIVE_SLOT_LEASE_MS, CREATED_SLOT_MARGIN_MS, slotKey, slotsReadyKey, slotsRebuildLockKey } from './slot-layout.js';
+import { ACTIVE_SLOT_LEASE_MS, CREATED_SLOT_MARGIN_MS, keySlotKey, keySlotLeaseUntil, slotKey, slotsReadyKey, slotsRebuildLockKey } from './slot-layout.js';
 
 // After Redis lost its data (restart without persistence, FLUSHALL) the slot sets are empty while
 // calls are live: taking slots then would admit past the limit. The `slots-ready` marker went with
@@ -35,23 +36,28 @@ export async function rebuildSlots(ctx: AppContext): Promise<void> {
   try {
     const now = ctx.clock.now();
     const holders = await listSlotHolders(ctx.sql, now);
-    const byProject = new Map<string, (string | number)[][]>();
-    for (const h of holders) {
-      const leaseUntil = h.status === 'active' ? now.getTime() + ACTIVE_SLOT_LEASE_MS : h.token_expires_at.getTime() + CREATED_SLOT_MARGIN_MS;
-      let list = byProject.get(h.project_id);
-      if (!list) byProject.set(h.project_id, (list = [[]]));
+    const bySet = new Map<string, (string | number)[][]>();
+    const add = (set: string, leaseUntil: number, id: string) => {
+      let list = bySet.get(set);
+      if (!list) bySet.set(set, (list = [[]]));
       if (list[list.length - 1].length >= 2 * BATCH) list.push([]);
-      list[list.length - 1].push(leaseUntil, h.id);
+      list[list.length - 1].push(leaseUntil, id);
+    };
+    for (const h of holders) {
+      add(slotKey(ctx, h.project_id), h.status === 'active' ? now.getTime() + ACTIVE_SLOT_LEASE_MS : h.token_expires_at.getTime() + CREATED_SLOT_MARGIN_MS, h.id);
     }
+    // Publishable keys' budgets (browser sessions), with the lease admission gave them.
+    const keyHolders = await listKeySlotHolders(ctx.sql, now);
+    for (const h of keyHolders) add(keySlotKey(ctx, h.publishable_key_id), keySlotLeaseUntil(h.token_expires_at, h.max_duration_seconds), h.id);
     // One transaction: the sets and the marker appear together. GT keeps a longer lease already there.
     const multi = redis.multi();
-    for (const [projectId, lists] of byProject) {
-      for (const args of lists) multi.zadd(slotKey(ctx, projectId), 'GT', ...args);
-      multi.pexpire(slotKey(ctx, projectId), 86_400_000);
+    for (const [set, lists] of bySet) {
+      for (const args of lists) multi.zadd(set, 'GT', ...args);
+      multi.pexpire(set, 86_400_000);
     }
     multi.set(slotsReadyKey(ctx), now.toISOString());
     await multi.exec();
-    ctx.log.info({ sessions: holders.length, projects: byProject.size }, 'concurrency slots rebuilt from the live sessions in Postgres (marker missing: first start, or Redis lost its data)');
+    ctx.log.info({ sessions: holders.length, browser_sessions: keyHolders.length, sets: bySet.size }, 'concurrency slots rebuilt from the live sessions in Postgres (marker missing: first start, or Redis lost its data)');
   } finally {
     await redis.eval(RELEASE_IF_OWNER, 1, lock, owner).catch(() => {});
   }

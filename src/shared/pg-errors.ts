@@ -5,11 +5,15 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
 }
 
 // Postgres cannot be reached or is not serving: the socket's own errors, postgres.js's connection
-// errors, SQLSTATE class 08 (connection exception) and 57P01–57P03 (shutdown, crash, starting up).
+// errors, SQLSTATE class 08 (connection exception), 57P01–57P03 (shutdown, crash, starting up)
+// and 57014 (statement timeout). The watchdog of a silent server (pg-watchdog.ts) closes the
+// connection: CONNECTION_CLOSED.
 const UNREACHABLE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND',
   'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONNECTION_ENDED',
   '57P01', '57P02', '57P03',
+  // query_canceled: the statement timeout (DATABASE_STATEMENT_TIMEOUT_MS) on a server too slow to answer.
+  '57014',
 ]);
 
 /** True when the error says the database is unavailable (retry later), not that the query was wrong. */

@@ -36,9 +36,11 @@ export function normalizeTranscript(input: readonly unknown[] | null | undefined
     const e = raw as Record<string, unknown>;
     const text = storable(typeof e.text === 'string' ? e.text : '').slice(0, MAX_TEXT_CHARS);
     if (!text.trim()) continue;
-    const role = e.role === 'user' || e.role === 'assistant' ? e.role : (typeof e.role === 'string' ? storable(e.role).slice(0, 32) : '') || 'user';
+    const role = e.role === 'user' || e.role === 'assistant' || e.role === 'tool' ? e.role : (typeof e.role === 'string' ? storable(e.role).slice(0, 32) : '') || 'user';
     const start = toMs(e.start_ms);
-    out.push({ role, text, start_ms: start, end_ms: Math.max(start, toMs(e.end_ms)) });
+    const entry: TranscriptEntry = { role, text, start_ms: start, end_ms: Math.max(start, toMs(e.end_ms)) };
+    if (e.interrupted === true) entry.interrupted = true;
+    out.push(entry);
   }
   return out;
 }

@@ -7,6 +7,7 @@ import { startFakeOpenAI } from '../fakes/providers/openai.js';
 import { startFakeAnthropic } from '../fakes/providers/anthropic.js';
 import { startFakeDeepgram } from '../fakes/providers/deepgram.js';
 import { startFakeElevenLabs } from '../fakes/providers/elevenlabs.js';
+import { inlineRefs } from '../openapi/inline-refs.js';
 
 const h = await startHarness();
 t.teardown(h.close);
@@ -268,7 +269,7 @@ t.test('interruptible_greeting and the realtime endpointing_ms: validated, versi
   // Omitted, the realtime stage has no endpointing_ms (the call uses 500 ms).
   t.same((await create(realtime(rt()))).json().agent.pipeline_config, rt());
 
-  const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  const doc = inlineRefs((await h.app.inject({ method: 'GET', url: '/openapi.json' })).json());
   const body = (path: string, method: 'post' | 'patch') => doc.paths[path][method].requestBody.content['application/json'].schema;
   t.match(body('/v2/agents', 'post').properties.interruptible_greeting, { type: 'boolean', default: true });
   t.match(JSON.stringify(body('/v2/agents/{agent_id}', 'patch').properties.interruptible_greeting), /boolean/);

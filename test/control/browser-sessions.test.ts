@@ -28,7 +28,7 @@ t.test('a listed origin starts a web session on an allowed agent', async (t) => 
   const body = res.json();
   t.equal(body.session.direction, 'web');
   t.equal(body.session.agent_id, agentId);
-  t.equal(body.expires_in_seconds, 60);
+  t.equal(body.expires_in_seconds, 15, "the key's connect window (contract §11)");
   t.match(body.ws_url, /\/v2\/voice\/sessions\/[0-9a-f-]{36}\/stream\?token=/);
   t.ok(res.headers['x-ratelimit-limit']);
 });

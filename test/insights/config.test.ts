@@ -4,6 +4,7 @@ import { createTenant } from '../helpers/fixtures.js';
 import { createVerifiedAccount } from '../sessions/fixtures.js';
 import { InsightConfig } from '../../src/contract/agents.js';
 import { coerceField, echoInsights, extractJsonObject, insightPlan, parseInsights } from '../../src/insights/index.js';
+import { inlineRefs } from '../openapi/inline-refs.js';
 
 // InsightConfigBody on the agent routes (strict, 422 naming the key), its normalisation, and
 // the pieces that read a model's answer.
@@ -79,7 +80,7 @@ t.test('invalid configs: 422 with a loc naming the key', async (t) => {
 });
 
 t.test('/openapi.json documents InsightConfigBody and CallInsightsInfo', async (t) => {
-  const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  const doc = inlineRefs((await h.app.inject({ method: 'GET', url: '/openapi.json' })).json());
   const body = doc.paths['/v2/agents'].post.requestBody.content['application/json'].schema;
   const ic = body.properties.insight_config.anyOf.find((s: { type?: string }) => s.type === 'object');
   t.same(Object.keys(ic.properties).sort(), ['fields', 'success_criteria', 'summary']);

@@ -43,6 +43,18 @@ redis.call('DEL', KEYS[1], KEYS[2])
 if tonumber(redis.call('GET', KEYS[3]) or '0') > 0 then redis.call('DECR', KEYS[3]) end
 return 1
 `;
+// KEYS as above. ARGV: free per account, free per address. An attempt that ended without a
+// password verdict (database unavailable, hashing gate full) is taken back: the counts go down,
+// and a lock goes when what is left no longer earns one.
+const UNDO = `
+local function undo(counter, lockKey, free)
+  if tonumber(redis.call('GET', counter) or '0') <= 0 then return end
+  if redis.call('DECR', counter) <= free then redis.call('DEL', lockKey) end
+end
+undo(KEYS[1], KEYS[2], tonumber(ARGV[1]))
+undo(KEYS[3], KEYS[4], tonumber(ARGV[2]))
+return 1
+`;
 // KEYS: counter. ARGV: limit, window ms. Returns {count, pttl}.
 const WINDOW = `
 local n = redis.call('INCR', KEYS[1])
@@ -99,6 +111,12 @@ export async function startSignIn(ctx: AppContext, email: string, address: strin
 export async function recordSignInSuccess(ctx: AppContext, email: string, address: string): Promise<void> {
   if (!redisUsable(ctx.boundedRedis)) return;
   await bounded(ctx, ctx.boundedRedis.eval(SUCCESS, 4, ...keys(ctx, email, address)));
+}
+
+/** The attempt got no verdict (database down, too many hashings in progress): it does not count as a failure. */
+export async function undoSignInAttempt(ctx: AppContext, email: string, address: string): Promise<void> {
+  if (!redisUsable(ctx.boundedRedis)) return;
+  await bounded(ctx, ctx.boundedRedis.eval(UNDO, 4, ...keys(ctx, email, address), FREE_FAILURES_PER_ACCOUNT, FREE_FAILURES_PER_ADDRESS));
 }
 
 /** Counts a sign-up attempt; 429 with Retry-After past the hourly cap per address or per e-mail. */

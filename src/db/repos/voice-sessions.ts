@@ -44,6 +44,8 @@ export interface SessionRow {
   lease_expires_at: Date | null;
   heartbeat_at: Date | null;
   settled_at: Date | null;
+  /** The publishable key a browser session was started with (its budget counts the session). */
+  publishable_key_id: string | null;
 }
 
 /** The spec's VoiceSessionInfo (2.6): money as decimal strings, no token or lease internals. */

@@ -18,26 +18,26 @@ export function agentRoutes(router: Router): void {
   const tag = 'agents';
   const id = (p: { agent_id: string }) => p.agent_id.toLowerCase();
 
-  defineProjectRoute(router, { method: 'GET', path: '/agents', summary: 'List agents (newest first)', tag, scope: 'voice:read', query: ListQuery, status: 200, response: z.array(AgentInfo) }, async ({ project, query }) => {
+  defineProjectRoute(router, { method: 'GET', path: '/agents', operationId: 'listAgents', summary: 'List agents (newest first)', tag, scope: 'voice:read', query: ListQuery, status: 200, response: z.array(AgentInfo) }, async ({ project, query }) => {
     const rows = await listAgentRows(ctx.sql, project.projectId, { limit: query.limit, offset: query.offset, includeInactive: query.include_inactive });
     return rows.map(toAgentInfo);
   });
 
-  defineProjectRoute(router, { method: 'POST', path: '/agents', summary: 'Create an agent (the webhook secret is returned once)', tag, scope: 'voice:write', body: AgentCreateBody, status: 201, response: CreatedAgent }, async ({ project, body }) =>
+  defineProjectRoute(router, { method: 'POST', path: '/agents', operationId: 'createAgent', summary: 'Create an agent (the webhook secret is returned once)', errors: [409], idempotent: true, tag, scope: 'voice:write', body: AgentCreateBody, status: 201, response: CreatedAgent }, async ({ project, body }) =>
     createAgent(ctx, project.projectId, body));
 
-  defineProjectRoute(router, { method: 'GET', path: '/agents/:agent_id', summary: 'Get an agent', tag, scope: 'voice:read', params: AgentPath, status: 200, response: AgentInfo }, async ({ project, params }) =>
+  defineProjectRoute(router, { method: 'GET', path: '/agents/:agent_id', operationId: 'getAgent', summary: 'Get an agent', tag, scope: 'voice:read', params: AgentPath, status: 200, response: AgentInfo }, async ({ project, params }) =>
     toAgentInfo(await getAgentRow(ctx.sql, project.projectId, id(params))));
 
-  defineProjectRoute(router, { method: 'PATCH', path: '/agents/:agent_id', summary: 'Change an agent (only sent fields change; version increments)', tag, scope: 'voice:write', params: AgentPath, body: AgentUpdateBody, status: 200, response: AgentInfo }, async ({ project, params, body }) =>
+  defineProjectRoute(router, { method: 'PATCH', path: '/agents/:agent_id', operationId: 'updateAgent', summary: 'Change an agent (only sent fields change; version increments)', errors: [409], tag, scope: 'voice:write', params: AgentPath, body: AgentUpdateBody, status: 200, response: AgentInfo }, async ({ project, params, body }) =>
     updateAgent(ctx, project.projectId, id(params), body));
 
-  defineProjectRoute(router, { method: 'DELETE', path: '/agents/:agent_id', summary: 'Deactivate an agent', tag, scope: 'voice:write', params: AgentPath, status: 200, response: AgentDeleted }, async ({ project, params }) =>
+  defineProjectRoute(router, { method: 'DELETE', path: '/agents/:agent_id', operationId: 'deleteAgent', summary: 'Deactivate an agent', errors: [409], tag, scope: 'voice:write', params: AgentPath, status: 200, response: AgentDeleted }, async ({ project, params }) =>
     deleteAgent(ctx, project.projectId, id(params)));
 
-  defineProjectRoute(router, { method: 'POST', path: '/agents/:agent_id/rotate-secret', summary: 'Replace the webhook secret (returned once)', tag, scope: 'voice:write', params: AgentPath, status: 200, response: CreatedAgent }, async ({ project, params }) =>
+  defineProjectRoute(router, { method: 'POST', path: '/agents/:agent_id/rotate-secret', operationId: 'rotateAgentSecret', summary: 'Replace the webhook secret (returned once)', errors: [409], tag, scope: 'voice:write', params: AgentPath, status: 200, response: CreatedAgent }, async ({ project, params }) =>
     rotateAgentSecret(ctx, project.projectId, id(params)));
 
-  defineProjectRoute(router, { method: 'GET', path: '/agents/:agent_id/versions/:version', summary: 'Get an agent exactly as it was at a version', tag, scope: 'voice:read', params: VersionPath, status: 200, response: AgentInfo }, async ({ project, params }) =>
+  defineProjectRoute(router, { method: 'GET', path: '/agents/:agent_id/versions/:version', operationId: 'getAgentVersion', summary: 'Get an agent exactly as it was at a version', tag, scope: 'voice:read', params: VersionPath, status: 200, response: AgentInfo }, async ({ project, params }) =>
     getAgentVersion(ctx.sql, project.projectId, id(params), params.version));
 }

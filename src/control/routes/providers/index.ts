@@ -6,6 +6,6 @@ import { CatalogueInfo } from '../../../contract/providers.js';
 export function providerRoutes(router: Router): void {
   const tag = 'providers';
   const summary = 'List providers, their stages and model ids';
-  defineRoute(router, { method: 'GET', url: '/v2/providers/catalogue', summary, tag, auth: { scope: 'voice:read' }, status: 200, response: CatalogueInfo }, async () => CATALOGUE);
-  defineRoute(router, { method: 'GET', url: '/console/v2/providers/catalogue', summary, tag, auth: 'console', status: 200, response: CatalogueInfo }, async () => CATALOGUE);
+  defineRoute(router, { method: 'GET', url: '/v2/providers/catalogue', operationId: 'getProviderCatalogue', summary, tag, auth: { scope: 'voice:read' }, status: 200, response: CatalogueInfo }, async () => CATALOGUE);
+  defineRoute(router, { method: 'GET', url: '/console/v2/providers/catalogue', operationId: 'consoleGetProviderCatalogue', summary, tag, auth: 'console', status: 200, response: CatalogueInfo }, async () => CATALOGUE);
 }

@@ -1,5 +1,4 @@
 import { admitOutbound } from '../../../telephony/outbound.js';
-import { IdempotencyHeaders, IDEMPOTENCY_HEADER } from '../../../telephony/idempotency.js';
 import { defineProjectRoute, type Router } from '../../route.js';
 import { CreateOutboundVoiceSessionBody, CreateOutboundVoiceSessionResponse } from '../../../contract/voice-sessions.js';
 
@@ -11,14 +10,17 @@ export function outboundVoiceSessionRoutes(router: Router): void {
     {
       method: 'POST',
       path: '/voice/sessions/outbound',
+      operationId: 'createOutboundVoiceSession',
       summary: 'Queue an outbound phone call from a number on a verified carrier (optional Idempotency-Key)',
       tag: 'voice sessions',
       scope: 'voice:write',
-      headers: IdempotencyHeaders,
       body: CreateOutboundVoiceSessionBody,
       status: 202,
       response: CreateOutboundVoiceSessionResponse,
+      errors: [402, 409, 503],
+      // Contract §8: a repeat answers the first session with `duplicate: true`.
+      idempotent: { replay: (body) => ({ ...(body as object), duplicate: true }) },
     },
-    async ({ project, body, headers }) => admitOutbound(ctx, project.projectId, body, headers[IDEMPOTENCY_HEADER]),
+    async ({ project, body }) => admitOutbound(ctx, project.projectId, body),
   );
 }

@@ -12,12 +12,12 @@ export function walletRoutes(router: Router): void {
   const tag = 'wallet';
   const account = (caller: unknown) => (caller as ConsoleCaller).accountId;
 
-  defineRoute(router, { method: 'GET', url: '/console/v2/projects/:project_id/wallet', summary: 'Wallet balance', tag, auth: 'console', params: ProjectPath, status: 200, response: WalletInfo }, async ({ caller, params }) => {
+  defineRoute(router, { method: 'GET', url: '/console/v2/projects/:project_id/wallet', operationId: 'getWallet', summary: 'Wallet balance', tag, auth: 'console', params: ProjectPath, status: 200, response: WalletInfo }, async ({ caller, params }) => {
     await getOwnedProject(ctx, account(caller), params.project_id);
     return getWallet(ctx, params.project_id);
   });
 
-  defineRoute(router, { method: 'GET', url: '/console/v2/projects/:project_id/wallet/ledger', summary: 'Wallet ledger, newest first', tag, auth: 'console', params: ProjectPath, query: LedgerQuery, status: 200, response: z.array(LedgerEntry) }, async ({ caller, params, query }) => {
+  defineRoute(router, { method: 'GET', url: '/console/v2/projects/:project_id/wallet/ledger', operationId: 'listLedgerEntries', summary: 'Wallet ledger, newest first', tag, auth: 'console', params: ProjectPath, query: LedgerQuery, status: 200, response: z.array(LedgerEntry) }, async ({ caller, params, query }) => {
     await getOwnedProject(ctx, account(caller), params.project_id);
     return listLedger(ctx, params.project_id, query.limit, query.offset);
   });
