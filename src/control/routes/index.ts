@@ -10,6 +10,7 @@ import { voiceSessionRoutes } from './voice-sessions/index.js';
 import { walletRoutes } from './wallet/index.js';
 import { webhookRoutes } from './webhooks/index.js';
 import { carrierRoutes } from './carriers/index.js';
+import { callPageRoutes } from './call-page.js';
 import { consolePages } from './console-pages.js';
 import { webhookDeliveryRoutes } from './webhook-deliveries/index.js';
 
@@ -26,6 +27,7 @@ export function registerRoutes(router: Router): void {
   walletRoutes(router);
   webhookRoutes(router);
   carrierRoutes(router);
+  callPageRoutes(router.app, router.ctx);
   webhookDeliveryRoutes(router);
   consolePages(router);
 }

@@ -1,0 +1,25 @@
+// @voice-agent/sdk: the machine door (VoiceClient), the console door (ConsoleClient), the
+// error classes of spec §7, webhook verification and the media socket.
+export { VoiceClient, type VoiceClientOptions } from './voice-client.js';
+export { ConsoleClient, ProjectScope, Projects, type ConsoleClientOptions } from './console-client.js';
+export type { ClientOptions, RequestOptions } from './http.js';
+export {
+  VoiceApiError,
+  AuthenticationError,
+  PaymentRequiredError,
+  NotFoundError,
+  ConflictError,
+  ValidationError,
+  RateLimitError,
+  ServerError,
+  ConnectionError,
+  TimeoutError,
+  type FieldError,
+} from './errors.js';
+export { RETRYABLE_STATUSES, DEFAULT_RETRY, backoffMs, type RetryPolicy } from './retry.js';
+export { toArray, type ListOptions } from './paginate.js';
+export { verifyWebhook, WebhookVerificationError, WEBHOOK_TOLERANCE_SECONDS, type WebhookEvent, type WebhookHeaders, type VerifyOptions } from './webhooks.js';
+export { connectMedia, MediaConnection, MediaCloseError, CLOSE_CODES, type ControlFrame, type MediaClose, type MediaEvents, type MediaOptions } from './media.js';
+export type { Transcript, TranscriptEntry } from './resources/sessions.js';
+export type * from './types.js';
+export type { paths, components } from './generated/openapi.js';
