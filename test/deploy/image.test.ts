@@ -40,7 +40,8 @@ t.test('non-root user, writable data directory, production settings', async (t) 
   t.equal(env.NODE_ENV, 'production');
   t.equal(env.HOST, '0.0.0.0');
   t.same([env.PORT, env.MEDIA_PORT, env.WORKER_HTTP_PORT], ['8080', '8081', '8082']);
-  t.same(instr(runtime, 'EXPOSE'), ['EXPOSE 8080 8081 8082']);
+  t.same(instr(runtime, 'EXPOSE'), ['EXPOSE 8080 8081 8082 9464']);
+  t.equal(env.METRICS_HOST, '0.0.0.0', 'metrics reachable by a scraper on the container network');
   t.same(instr(runtime, 'ENTRYPOINT'), ['ENTRYPOINT ["/usr/bin/tini", "--"]'], 'tini forwards SIGTERM (drain)');
   t.same(instr(runtime, 'CMD'), ['CMD ["node", "dist/src/main.js"]']);
   // What the image's own settings do at start: both refusals are clear.
