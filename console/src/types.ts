@@ -46,6 +46,7 @@ export interface VoiceSession {
   direction: string;
   language: string;
   connected_seconds: number;
+  max_duration_seconds: number;
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
@@ -86,9 +87,10 @@ export interface WebhookDelivery {
   webhook_id: string;
   kind: 'endpoint' | 'agent';
   endpoint_id: string | null;
+  agent_id?: string | null;
   event_type: string;
   url: string;
-  status: string;
+  status: 'pending' | 'sending' | 'delivered' | 'dead' | 'cancelled';
   attempts: number;
   max_attempts: number;
   last_status: number | null;
@@ -100,11 +102,38 @@ export interface WebhookDelivery {
 
 export interface DeadLetter {
   id: string;
-  kind: string;
+  kind: 'endpoint' | 'agent';
   attempts: number;
   max_attempts: number;
   endpoint_id?: string | null;
   event_type?: string | null;
   last_error?: string | null;
+  created_at: string;
   updated_at: string;
+}
+
+export interface CarrierInfo {
+  id: string;
+  kind: 'twilio' | 'telnyx';
+  label: string;
+  base_url: string | null;
+  account_sid?: string;
+  token_hint: string;
+  status: 'unverified' | 'verified' | 'invalid';
+  status_detail: string | null;
+  revision: number;
+  created_at: string;
+}
+
+export interface CarrierNumber {
+  id: string;
+  carrier_id: string;
+  e164: string;
+  outbound_enabled: boolean;
+  agent_id: string | null;
+  /** Added by the carrier-config work; shown when the service sends them. */
+  voice_url?: string;
+  carrier_configured?: boolean;
+  carrier_error?: string | null;
+  created_at: string;
 }

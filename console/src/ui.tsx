@@ -11,23 +11,27 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-/** Runs `load` when `deps` change and on `reload()`. */
+/**
+ * Runs `load` when `deps` change and on `reload()`. `loading` is true from the first render with
+ * new deps (not only once the effect has run), so a list never claims to show a page it has not loaded.
+ */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
-  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
+  const key = JSON.stringify(deps);
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean; key?: string }>({ loading: true });
   const [n, setN] = useState(0);
   useEffect(() => {
     let live = true;
     setState((s) => ({ ...s, loading: true }));
     load().then(
-      (data) => live && setState({ data, loading: false }),
-      (error: unknown) => live && setState({ error, loading: false }),
+      (data) => live && setState({ data, loading: false, key }),
+      (error: unknown) => live && setState({ error, loading: false, key }),
     );
     return () => {
       live = false;
     };
   }, [...deps, n]);
   const reload = useCallback(() => setN((x) => x + 1), []);
-  return { data: state.data, error: state.error, loading: state.loading, reload };
+  return { data: state.data, error: state.error, loading: state.loading || state.key !== key, reload };
 }
 
 export function errorText(error: unknown): string {

@@ -1,6 +1,6 @@
-import t, { type Test } from 'tap';
+import t from 'tap';
 import type { Page } from 'playwright-core';
-import { accountWithProject, axeViolations, launchBrowser, logIn, openPage, screenshot, startService } from './support.js';
+import { accountWithProject, checkPage as check, fitsNarrow, launchBrowser, logIn, openPage, startService } from './support.js';
 
 // One test per page for its main action and its error state, in a real browser against the real
 // service: a 422 placed on the field its loc names, a 409 showing the service's detail, a 401
@@ -12,20 +12,6 @@ t.teardown(async () => {
   await browser.close();
   await service.close();
 });
-
-async function check(t: Test, page: Page, name: string) {
-  await screenshot(page, name);
-  t.same(await axeViolations(page), [], `${name}: no serious or critical accessibility violations`);
-}
-
-/** The page fits a 375 px wide screen without sideways scrolling of the page itself. */
-async function fitsNarrow(t: Test, page: Page, name: string) {
-  await page.setViewportSize({ width: 375, height: 800 });
-  const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
-  t.ok(width <= 375, `${name} at 375 px: page width ${width}`);
-  await screenshot(page, `${name}-375`);
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
 
 async function localAccount(page: Page, projectId: string) {
   await page.goto(`${service.baseUrl}/p/${projectId}/providers`);

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Test } from 'tap';
 import { loadConfig } from '../../src/config/env.js';
 import { closeContext, createContext } from '../../src/context.js';
 import { dropDatabase } from '../../src/shared/sql.js';
@@ -177,6 +178,23 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
+/** A screenshot of the page as it is, and no serious or critical axe-core violations. */
+export async function checkPage(t: Test, page: Page, name: string): Promise<void> {
+  await screenshot(page, name);
+  t.same(await axeViolations(page), [], `${name}: no serious or critical accessibility violations`);
+}
+
+/** The page fits a 375 px wide screen without sideways scrolling of the page itself. */
+export async function fitsNarrow(t: Test, page: Page, name: string): Promise<void> {
+  await page.setViewportSize({ width: 375, height: 800 });
+  const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
+  // What sticks out, when something does (elements inside a scrolling table are expected to).
+  const wide = width <= 375 ? [] : ((await page.evaluate(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 376 && !e.closest('.table-wrap')).slice(0, 5).map((e) => e.tagName + '.' + e.className)`)) as string[]);
+  t.ok(width <= 375, `${name} at 375 px: page width ${width}`, { wide });
+  await screenshot(page, `${name}-375`);
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
 const isMail = (l: string) => l.includes('mail for account');
 
 /** How many mails the development transport has logged so far (to find the next one). */
@@ -191,6 +209,36 @@ export async function verificationLink(service: Service, before: number): Promis
   const m = /(https?:\/\/[^\s"\\]+verify-email\?token=[A-Za-z0-9_-]+)/.exec(line);
   if (!m) throw new Error(`no link in ${line}`);
   return m[1];
+}
+
+/** One JSON request to the service as a console session (what another tab of the person would do). */
+export async function consoleCall(service: Service, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${service.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+/** A verified local provider account and an active agent on it, through the console door's JSON routes; the agent's id. */
+export async function localAgent(s: Service, token: string, projectId: string, name: string): Promise<string> {
+  const p = `/console/v2/projects/${projectId}`;
+  const account = await consoleCall(s, token, 'POST', `${p}/provider-accounts`, { provider: 'local', label: `Local ${name}` });
+  const accountId = account.body.id as string;
+  await consoleCall(s, token, 'POST', `${p}/provider-accounts/${accountId}/verify`);
+  const agent = await consoleCall(s, token, 'POST', `${p}/agents`, {
+    name,
+    prompt: 'Answer briefly.',
+    pipeline_mode: 'cascade',
+    language: 'en-US',
+    pipeline_config: {
+      stt: { account_id: accountId, model: 'pocketsphinx-en-us' },
+      llm: { account_id: accountId, model: 'echo' },
+      tts: { account_id: accountId, model: 'espeak-ng', voice: 'en-us' },
+    },
+  });
+  if (agent.status !== 201) throw new Error(`agent: ${agent.status} ${JSON.stringify(agent.body)}`);
+  return agent.body.agent.id as string;
 }
 
 async function post(service: Service, path: string, body: unknown, token?: string): Promise<Record<string, unknown>> {

@@ -1,6 +1,7 @@
 import { api, ApiError, projectPath, qs } from '../api';
 import { navigate, useLocation } from '../router';
 import type { Agent, TranscriptEntry, VoiceSession, WebhookDelivery } from '../types';
+import { DeliveriesTable } from './webhook-delivery-table';
 import { Badge, Empty, ErrorNote, Field, Loading, Pager, useLoad, usd, when } from '../ui';
 
 // Sessions: every filter of spec §4.3 (status, agent, from, to, has insights) kept in the URL,
@@ -16,8 +17,9 @@ function localToIso(v: string): string {
   return v ? new Date(v).toISOString() : '';
 }
 function isoToLocal(v: string | null): string {
-  if (!v) return '';
-  const d = new Date(v);
+  const d = new Date(v ?? '');
+  // A hand-edited address may hold anything; the service says what is wrong with it.
+  if (Number.isNaN(d.getTime())) return '';
   return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 }
 
@@ -40,12 +42,14 @@ export function SessionsPage({ projectId }: { projectId: string }) {
     const s = next.toString();
     navigate(`/p/${projectId}/sessions${s ? `?${s}` : ''}`, true);
   };
+  // A hand-edited address can hold a bad filter: the 422 names it (`query.from`), shown at its field.
+  const bad = list.error instanceof ApiError ? list.error.fieldErrors() : {};
   const agentName = (id: string | null) => agents.data?.find((a) => a.id === id)?.name ?? (id ? id.slice(0, 8) : '—');
   return (
     <main>
       <h1>Sessions</h1>
       <form class="filters" aria-label="Filter sessions" onSubmit={(e) => e.preventDefault()}>
-        <Field label="Status">
+        <Field label="Status" error={bad['query.status']}>
           {(id) => (
             <select id={id} value={filters.status} onChange={(e) => setQuery({ status: (e.target as HTMLSelectElement).value })}>
               <option value="">any</option>
@@ -55,7 +59,7 @@ export function SessionsPage({ projectId }: { projectId: string }) {
             </select>
           )}
         </Field>
-        <Field label="Agent">
+        <Field label="Agent" error={bad['query.agent_id']}>
           {(id) => (
             <select id={id} value={filters.agent_id} onChange={(e) => setQuery({ agent_id: (e.target as HTMLSelectElement).value })}>
               <option value="">any</option>
@@ -67,13 +71,13 @@ export function SessionsPage({ projectId }: { projectId: string }) {
             </select>
           )}
         </Field>
-        <Field label="From">
-          {(id) => <input id={id} type="datetime-local" value={isoToLocal(filters.from || null)} onChange={(e) => setQuery({ from: localToIso((e.target as HTMLInputElement).value) })} />}
+        <Field label="From" error={bad['query.from']}>
+          {(id, d) => <input id={id} aria-describedby={d} aria-invalid={bad['query.from'] ? true : undefined} type="datetime-local" value={isoToLocal(filters.from || null)} onChange={(e) => setQuery({ from: localToIso((e.target as HTMLInputElement).value) })} />}
         </Field>
-        <Field label="To">
-          {(id) => <input id={id} type="datetime-local" value={isoToLocal(filters.to || null)} onChange={(e) => setQuery({ to: localToIso((e.target as HTMLInputElement).value) })} />}
+        <Field label="To" error={bad['query.to']}>
+          {(id, d) => <input id={id} aria-describedby={d} aria-invalid={bad['query.to'] ? true : undefined} type="datetime-local" value={isoToLocal(filters.to || null)} onChange={(e) => setQuery({ to: localToIso((e.target as HTMLInputElement).value) })} />}
         </Field>
-        <Field label="Insights">
+        <Field label="Insights" error={bad['query.has_insights']}>
           {(id) => (
             <select id={id} value={filters.has_insights} onChange={(e) => setQuery({ has_insights: (e.target as HTMLSelectElement).value })}>
               <option value="">any</option>
@@ -83,55 +87,57 @@ export function SessionsPage({ projectId }: { projectId: string }) {
           )}
         </Field>
       </form>
-      {list.loading && !list.data && <Loading what="sessions" />}
-      <ErrorNote error={list.error} />
-      {list.data?.length === 0 && (
-        <Empty>
-          {offset > 0 || FILTERS.some((f) => filters[f]) ? (
-            <p>No sessions match these filters. Clear a filter or go back a page.</p>
-          ) : (
-            <p>
-              No sessions yet. Make a <a href={`/p/${projectId}/test-call`}>test call</a> to one of your agents.
-            </p>
-          )}
-        </Empty>
-      )}
-      {list.data && list.data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Sessions, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">Agent</th>
-                <th scope="col">Direction</th>
-                <th scope="col">Status</th>
-                <th scope="col">End reason</th>
-                <th scope="col">Seconds</th>
-                <th scope="col">Cost</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((s) => (
-                <tr key={s.id}>
-                  <td>
-                    <a href={`/p/${projectId}/sessions/${s.id}`}>{when(s.created_at)}</a>
-                  </td>
-                  <td>{agentName(s.agent_id)}</td>
-                  <td>{s.direction}</td>
-                  <td>
-                    <Badge tone={tone(s.status)}>{s.status}</Badge>
-                  </td>
-                  <td>{s.end_reason ?? '—'}</td>
-                  <td>{s.connected_seconds}</td>
-                  <td>{usd(s.cost_nano_usd)}</td>
+      <div data-testid="session-list" aria-busy={list.loading}>
+        {list.loading && !list.data && <Loading what="sessions" />}
+        <ErrorNote error={list.error} />
+        {list.data?.length === 0 && (
+          <Empty>
+            {offset > 0 || FILTERS.some((f) => filters[f]) ? (
+              <p>No sessions match these filters. Clear a filter or go back a page.</p>
+            ) : (
+              <p>
+                No sessions yet. Make a <a href={`/p/${projectId}/test-call`}>test call</a> to one of your agents.
+              </p>
+            )}
+          </Empty>
+        )}
+        {list.data && list.data.length > 0 && (
+          <div class="table-wrap">
+            <table>
+              <caption class="sr-only">Sessions, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Started</th>
+                  <th scope="col">Agent</th>
+                  <th scope="col">Direction</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">End reason</th>
+                  <th scope="col">Seconds</th>
+                  <th scope="col">Cost</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager offset={offset} limit={LIMIT} count={list.data?.length ?? 0} onChange={(o) => setQuery({ offset: o })} />
+              </thead>
+              <tbody>
+                {list.data.map((s) => (
+                  <tr key={s.id}>
+                    <td>
+                      <a href={`/p/${projectId}/sessions/${s.id}`}>{when(s.created_at)}</a>
+                    </td>
+                    <td>{agentName(s.agent_id)}</td>
+                    <td>{s.direction}</td>
+                    <td>
+                      <Badge tone={tone(s.status)}>{s.status}</Badge>
+                    </td>
+                    <td>{s.end_reason ?? '—'}</td>
+                    <td>{s.connected_seconds}</td>
+                    <td>{usd(s.cost_nano_usd)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <Pager offset={offset} limit={LIMIT} count={list.data?.length ?? 0} onChange={(o) => setQuery({ offset: o })} />
+      </div>
     </main>
   );
 }
@@ -183,45 +189,6 @@ function Transcript({ projectId, sessionId }: { projectId: string; sessionId: st
         </li>
       ))}
     </ol>
-  );
-}
-
-export function DeliveriesTable({ deliveries }: { deliveries: WebhookDelivery[] }) {
-  return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">To</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Last answer</th>
-            <th scope="col">Last error</th>
-            <th scope="col">webhook-id</th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((d) => (
-            <tr key={d.id}>
-              <td>{d.event_type}</td>
-              <td class="wrap">{d.url}</td>
-              <td>
-                <Badge tone={d.status === 'delivered' ? 'good' : d.status === 'dead' ? 'bad' : undefined}>{d.status}</Badge>
-              </td>
-              <td>
-                {d.attempts} / {d.max_attempts}
-              </td>
-              <td>{d.last_status ?? '—'}</td>
-              <td class="wrap">{d.last_error ?? '—'}</td>
-              <td>
-                <code>{d.webhook_id}</code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }
 
