@@ -3,6 +3,7 @@ import type { AppContext } from '../shared/app-context.js';
 import { createConversation, type ConversationOptions } from '../conversation/index.js';
 import { startMediaServer, type MediaServer, type MediaServerOptions } from '../media/server.js';
 import { twilioStreamRoute } from '../media/twilio-stream-route.js';
+import { telnyxStreamRoute } from '../media/telnyx-stream-route.js';
 import { uwsFallbackReason } from '../media/uws-native.js';
 import { createAdapters } from '../providers/registry.js';
 import { timedAdapters } from './provider-timing.js';
@@ -27,6 +28,6 @@ export async function startMediaNode(ctx: AppContext, opts: MediaNodeOptions): P
 /** The media role: the uWebSockets.js media socket (browsers and Twilio streams). Its stop function drains (DRAIN_GRACE_MS). */
 export async function start(ctx: AppContext): Promise<() => Promise<void>> {
   const nodeId = randomUUID();
-  const server = await startMediaNode(ctx, { port: ctx.config.MEDIA_PORT, host: ctx.config.HOST, nodeId, routes: [twilioStreamRoute(ctx, nodeId)] });
+  const server = await startMediaNode(ctx, { port: ctx.config.MEDIA_PORT, host: ctx.config.HOST, nodeId, routes: [twilioStreamRoute(ctx, nodeId), telnyxStreamRoute(ctx, nodeId)] });
   return () => server.drain(ctx.config.DRAIN_GRACE_MS);
 }

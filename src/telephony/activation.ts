@@ -13,7 +13,9 @@ import { activate, CloseCode, refuse, type Activation, type ActivationChecks } f
 export interface StreamStart {
   sessionId: string;
   token: string;
-  /** From the `start` message: the Twilio account and call the stream belongs to. */
+  /** Which carrier's stream socket the `start` came on (default twilio). */
+  kind?: 'twilio' | 'telnyx';
+  /** From the `start` message: the Twilio account (Telnyx: none) and the call the stream belongs to. */
   accountSid: string;
   callSid: string;
 }
@@ -28,7 +30,9 @@ function carrierStreamChecks(start: StreamStart): ActivationChecks {
       if (!connectable) return refuse(CloseCode.notConnectable, 'session is not connectable');
       // The stream must come from the carrier account the session's call belongs to.
       const carrier = row.carrier_id ? await findLiveCarrier(tx, row.carrier_id) : null;
-      if (!carrier || carrier.account_sid !== start.accountSid) return refuse(CloseCode.notConnectable, 'stream from another carrier account');
+      const kind = start.kind ?? 'twilio';
+      const sameAccount = kind === 'telnyx' ? carrier?.kind === 'telnyx' : carrier?.kind === 'twilio' && carrier.account_sid === start.accountSid;
+      if (!carrier || !sameAccount) return refuse(CloseCode.notConnectable, 'stream from another carrier account');
       if (row.carrier_call_sid && row.carrier_call_sid !== start.callSid) return refuse(CloseCode.notConnectable, 'stream of another call');
       return null;
     },

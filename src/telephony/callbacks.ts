@@ -2,7 +2,7 @@ import type { AppContext } from '../shared/app-context.js';
 import { findCarrierCall, recordCallProgress, setRecordingRef, type CallProgress, type CarrierCallRow, type RecordingRef } from '../db/repos/carrier-calls.js';
 import type { CarrierInfo } from '../db/repos/carriers.js';
 import { endSession, type EndSignal } from '../sessions/settlement.js';
-import { PENDING_RECORDING } from './dial.js';
+import { pendingRecording } from './dial.js';
 import { RINGING_LEASE_MARGIN_MS } from './timing.js';
 import type { Tx } from '../shared/sql.js';
 
@@ -40,7 +40,7 @@ const TERMINAL: Record<string, EndSignal['endReason']> = {
 
 export type CallbackResult = 'applied' | 'ignored';
 
-const sessionOf = (query: Record<string, unknown>) => (typeof query.session_id === 'string' && UUID.test(query.session_id) ? query.session_id : null);
+export const sessionOf = (query: Record<string, unknown>) => (typeof query.session_id === 'string' && UUID.test(query.session_id) ? query.session_id : null);
 const callSidOf = (form: URLSearchParams) => {
   const sid = form.get('CallSid');
   return sid && CALL_SID.test(sid) ? sid : null;
@@ -55,10 +55,20 @@ async function lockCall(tx: Tx, carrierId: string, sessionId: string | null, cal
 }
 
 export async function handleStatusCallback(ctx: AppContext, carrier: CarrierInfo, form: URLSearchParams, query: Record<string, unknown>): Promise<CallbackResult> {
-  const status = form.get('CallStatus') ?? '';
+  return applyCallStatus(ctx, carrier, { sessionId: sessionOf(query), callSid: callSidOf(form), status: form.get('CallStatus') ?? '' });
+}
+
+/**
+ * One call progress report, whichever carrier: `status` in Twilio's CallStatus words (other
+ * carriers' events are mapped to them), the call found by our session id and/or the carrier's call id.
+ */
+export async function applyCallStatus(
+  ctx: AppContext,
+  carrier: CarrierInfo,
+  report: { sessionId: string | null; callSid: string | null; status: string },
+): Promise<CallbackResult> {
+  const { sessionId, callSid, status } = report;
   if (!(status in RANK)) return 'ignored';
-  const callSid = callSidOf(form);
-  const sessionId = sessionOf(query);
   const pending: { end?: { id: string; signal: EndSignal } } = {};
 
   const applied = await ctx.sql.begin(async (tx) => {
@@ -69,7 +79,7 @@ export async function handleStatusCallback(ctx: AppContext, carrier: CarrierInfo
     if (!row.carrier_call_sid && callSid) set.carrier_call_sid = callSid;
     if (RANK[status] >= (row.carrier_status ? (RANK[row.carrier_status] ?? -1) : -1)) Object.assign(set, { carrier_status: status, carrier_status_at: now });
     // A dial whose answer was lost is confirmed by this callback: the recording is now pending.
-    if (row.direction === 'outbound' && row.record && !row.recording_ref) set.recording_ref = PENDING_RECORDING;
+    if (row.direction === 'outbound' && row.record && !row.recording_ref) set.recording_ref = pendingRecording(carrier.kind);
     if (!row.settled_at) {
       if ((status === 'ringing' || status === 'in-progress') && row.status === 'created') {
         const leaseMs = (row.token_expires_at ?? now).getTime() + RINGING_LEASE_MARGIN_MS;
@@ -102,12 +112,22 @@ export async function handleRecordingCallback(ctx: AppContext, carrier: CarrierI
   } else {
     return 'ignored'; // in-progress and anything newer
   }
+  return applyRecordingRef(ctx, carrier, { sessionId: sessionOf(query), callSid: callSidOf(form) }, ref ?? null);
+}
+
+/** A recording outcome, whichever carrier (null: the carrier made none). */
+export async function applyRecordingRef(
+  ctx: AppContext,
+  carrier: CarrierInfo,
+  call: { sessionId: string | null; callSid: string | null },
+  ref: RecordingRef | null,
+): Promise<CallbackResult> {
   return ctx.sql.begin(async (tx) => {
-    const row = await lockCall(tx, carrier.id, sessionOf(query), callSidOf(form));
+    const row = await lockCall(tx, carrier.id, call.sessionId, call.callSid);
     if (!row || !row.record) return 'ignored' as const;
     // A named recording is final: a later (retried or reordered) absent/failed does not erase it.
-    if ((row.recording_ref as { reference_id?: unknown } | null)?.reference_id && ref?.reference_id !== recordingSid) return 'ignored' as const;
-    await setRecordingRef(tx, row.id, ref ?? null);
+    if ((row.recording_ref as { reference_id?: unknown } | null)?.reference_id && !ref?.reference_id) return 'ignored' as const;
+    await setRecordingRef(tx, row.id, ref);
     return 'applied' as const;
   });
 }

@@ -1,15 +1,19 @@
 import type { AppContext } from '../shared/app-context.js';
-import { openCarrierClient } from '../carriers/accounts.js';
+import { ensureTelnyxApplication, openCarrierClient, openTelnyxClient } from '../carriers/accounts.js';
+import { CarrierRestError } from '../carriers/rest-error.js';
+import { encodeClientState } from '../carriers/telnyx/media-stream-protocol.js';
 import { TwilioRestError } from '../carriers/twilio/rest-client.js';
 import { connectStreamTwiml } from '../carriers/twilio/twiml.js';
 import { claimDial, getCarrierCall, recordDialed, recordDialError, releaseDial, type CarrierCallRow, type RecordingRef } from '../db/repos/carrier-calls.js';
-import { findLiveCarrier } from '../db/repos/carriers.js';
+import { findLiveCarrier, type CarrierInfo, type CarrierKind } from '../db/repos/carriers.js';
 import { getProjectCallLimits } from '../db/repos/projects.js';
 import { endSession } from '../sessions/settlement.js';
+import { mediaTargetFor } from '../sessions/media-nodes.js';
+import { AppError } from '../shared/errors.js';
 import { CREATED_SLOT_MARGIN_MS, takeSlot } from '../sessions/slots.js';
 import { randomToken, sha256Hex } from '../shared/crypto/tokens.js';
 import { DIALED_TOKEN_TTL_SECONDS, RING_TIMEOUT_SECONDS, TIME_LIMIT_MARGIN_SECONDS } from './timing.js';
-import { recordingCallbackUrl, statusCallbackUrl, streamUrl } from './urls.js';
+import { recordingCallbackUrl, statusCallbackUrl, streamUrl, telnyxStreamUrl, telnyxWebhookUrl } from './urls.js';
 
 // Places one outbound call through the customer's Twilio account. Never twice: the dial is
 // claimed (dial_started_at, committed) before Twilio is asked, and a job that finds a claimed
@@ -37,8 +41,10 @@ export interface DialOptions {
 }
 
 export const PENDING_RECORDING: RecordingRef = { provider: 'twilio', reference_id: null, url: null, fetched_from: 'carrier' };
-export const unavailableRecording = (detail: string): RecordingRef => ({
-  provider: 'twilio',
+/** The carrier was asked to record; the reference comes with its recording callback. */
+export const pendingRecording = (provider: CarrierKind = 'twilio'): RecordingRef => ({ ...PENDING_RECORDING, provider });
+export const unavailableRecording = (detail: string, provider: CarrierKind = 'twilio'): RecordingRef => ({
+  provider,
   reference_id: null,
   url: null,
   fetched_from: 'unavailable',
@@ -52,14 +58,62 @@ export const NOT_PLACED_RECORDING_DETAIL = 'The call could not be placed, so the
  * The call was not placed: the reason is kept on the row (dial_error; Twilio's message may name
  * the numbers, so it is not logged), the session fails with carrier_error, hold and slot go back.
  */
-async function fail(ctx: AppContext, row: CarrierCallRow, detail: string, log: Record<string, unknown> = {}): Promise<DialOutcome> {
-  await recordDialError(ctx.sql, row.id, detail, row.record ? unavailableRecording(NOT_PLACED_RECORDING_DETAIL) : null);
+async function fail(ctx: AppContext, row: CarrierCallRow, detail: string, log: Record<string, unknown> = {}, provider: CarrierKind = 'twilio'): Promise<DialOutcome> {
+  await recordDialError(ctx.sql, row.id, detail, row.record ? unavailableRecording(NOT_PLACED_RECORDING_DETAIL, provider) : null);
   await endSession(ctx, row.id, { outcome: 'failed', endReason: 'carrier_error' });
   ctx.log.warn({ session_id: row.id, ...log }, 'outbound call not placed');
   return { kind: 'failed', detail };
 }
 
-const twilioFields = (err: TwilioRestError) => ({ twilio_error: err.kind, http_status: err.httpStatus, twilio_code: err.twilioCode });
+const carrierFields = (err: CarrierRestError) => ({
+  carrier_error: err.kind,
+  http_status: err.httpStatus,
+  ...(err instanceof TwilioRestError ? { twilio_code: err.twilioCode } : {}),
+});
+
+type Dialer = () => Promise<{ sid: string }>;
+
+/** Twilio: Calls.json with TwiML that connects the answered call to our media socket. */
+async function twilioDialer(ctx: AppContext, row: CarrierCallRow, carrier: CarrierInfo, token: string, mediaUrl: string, timeoutMs?: number): Promise<Dialer> {
+  const client = await openCarrierClient(ctx, carrier, { timeoutMs });
+  return () =>
+    client.createCall({
+      from: row.from_e164!,
+      to: row.to_e164!,
+      twiml: connectStreamTwiml({ url: streamUrl(ctx, mediaUrl), parameters: { session_id: row.id, token } }),
+      statusCallback: statusCallbackUrl(ctx, carrier.id, row.id),
+      statusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
+      record: row.record,
+      recordingStatusCallback: row.record ? recordingCallbackUrl(ctx, carrier.id, row.id) : undefined,
+      recordingStatusCallbackEvent: row.record ? ['completed', 'absent'] : undefined,
+      timeoutSeconds: RING_TIMEOUT_SECONDS,
+      timeLimitSeconds: row.max_duration_seconds + TIME_LIMIT_MARGIN_SECONDS,
+    });
+}
+
+/** Telnyx: POST /v2/calls on our Call Control application, streaming to our media socket once answered. */
+async function telnyxDialer(ctx: AppContext, row: CarrierCallRow, carrier: CarrierInfo, token: string, mediaUrl: string, timeoutMs?: number): Promise<Dialer> {
+  const connectionId = await ensureTelnyxApplication(ctx, carrier, telnyxWebhookUrl(ctx, carrier.id));
+  const client = await openTelnyxClient(ctx, carrier, { timeoutMs });
+  return async () => {
+    const call = await client.dial({
+      connection_id: connectionId,
+      to: row.to_e164!,
+      from: row.from_e164!,
+      client_state: encodeClientState({ sessionId: row.id, token }),
+      stream_url: telnyxStreamUrl(ctx, mediaUrl),
+      stream_track: 'inbound_track',
+      stream_bidirectional_mode: 'rtp',
+      stream_bidirectional_codec: 'PCMU',
+      webhook_url: telnyxWebhookUrl(ctx, carrier.id),
+      webhook_url_method: 'POST',
+      timeout_secs: RING_TIMEOUT_SECONDS,
+      time_limit_secs: row.max_duration_seconds + TIME_LIMIT_MARGIN_SECONDS,
+      ...(row.record ? { record: 'record-from-answer' as const, record_format: 'wav' as const, record_channels: 'single' as const } : {}),
+    });
+    return { sid: call.call_control_id };
+  };
+}
 
 export async function processDial(ctx: AppContext, sessionId: string, opts: DialOptions = {}): Promise<DialOutcome> {
   const now = ctx.clock.now();
@@ -82,36 +136,36 @@ export async function processDial(ctx: AppContext, sessionId: string, opts: Dial
 
   const carrier = row.carrier_id ? await findLiveCarrier(ctx.sql, row.carrier_id) : null;
   if (!carrier || carrier.status !== 'verified') return fail(ctx, row, 'carrier connection unavailable');
-  let client;
+  // The node admission picked, unless it died or drains meanwhile (then another with room).
+  let mediaUrl: string;
   try {
-    client = await openCarrierClient(ctx, carrier, { timeoutMs: opts.timeoutMs });
-  } catch {
-    return fail(ctx, row, 'carrier connection unavailable');
+    mediaUrl = (await mediaTargetFor(ctx, row, DIALED_TOKEN_TTL_SECONDS * 1000)).url;
+  } catch (err) {
+    if (err instanceof AppError) return fail(ctx, row, err.detail as string);
+    throw err;
+  }
+  let place: () => Promise<{ sid: string }>;
+  try {
+    place =
+      carrier.kind === 'telnyx' ? await telnyxDialer(ctx, row, carrier, token, mediaUrl, opts.timeoutMs) : await twilioDialer(ctx, row, carrier, token, mediaUrl, opts.timeoutMs);
+  } catch (err) {
+    // Nothing was asked to call anyone yet (credentials gone, the Telnyx application not made).
+    if (err instanceof CarrierRestError) return fail(ctx, row, `carrier connection unavailable: ${err.message}`, carrierFields(err), carrier.kind);
+    return fail(ctx, row, 'carrier connection unavailable', {}, carrier.kind);
   }
 
   try {
-    const call = await client.createCall({
-      from: row.from_e164!,
-      to: row.to_e164!,
-      twiml: connectStreamTwiml({ url: streamUrl(ctx), parameters: { session_id: row.id, token } }),
-      statusCallback: statusCallbackUrl(ctx, carrier.id, row.id),
-      statusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
-      record: row.record,
-      recordingStatusCallback: row.record ? recordingCallbackUrl(ctx, carrier.id, row.id) : undefined,
-      recordingStatusCallbackEvent: row.record ? ['completed', 'absent'] : undefined,
-      timeoutSeconds: RING_TIMEOUT_SECONDS,
-      timeLimitSeconds: row.max_duration_seconds + TIME_LIMIT_MARGIN_SECONDS,
-    });
-    await recordDialed(ctx.sql, row.id, call.sid, row.record ? PENDING_RECORDING : null);
+    const call = await place();
+    await recordDialed(ctx.sql, row.id, call.sid, row.record ? pendingRecording(carrier.kind) : null);
     ctx.log.info({ session_id: row.id, call_sid: call.sid }, 'outbound call placed');
     return { kind: 'dialed', callSid: call.sid };
   } catch (err) {
-    if (!(err instanceof TwilioRestError) || err.maybeApplied) {
-      // The request may have reached Twilio: never ask again.
-      const detail = err instanceof TwilioRestError ? err.message : 'the dial request failed unexpectedly';
-      if (!(err instanceof TwilioRestError)) ctx.log.error({ err, session_id: row.id }, 'dial failed unexpectedly');
+    if (!(err instanceof CarrierRestError) || err.maybeApplied) {
+      // The request may have reached the carrier: never ask again.
+      const detail = err instanceof CarrierRestError ? err.message : 'the dial request failed unexpectedly';
+      if (!(err instanceof CarrierRestError)) ctx.log.error({ err, session_id: row.id }, 'dial failed unexpectedly');
       await recordDialError(ctx.sql, row.id, `outcome unknown: ${detail}`, null);
-      ctx.log.warn({ session_id: row.id, ...(err instanceof TwilioRestError ? twilioFields(err) : {}) }, 'outbound dial outcome unknown');
+      ctx.log.warn({ session_id: row.id, ...(err instanceof CarrierRestError ? carrierFields(err) : {}) }, 'outbound dial outcome unknown');
       return { kind: 'unknown', detail };
     }
     if (err.kind === 'rate_limited' && !opts.lastAttempt) {
@@ -119,6 +173,6 @@ export async function processDial(ctx: AppContext, sessionId: string, opts: Dial
       await releaseDial(ctx.sql, row.id, err.message);
       throw new DialRetry(err.message);
     }
-    return fail(ctx, row, err.message, twilioFields(err));
+    return fail(ctx, row, err.message, carrierFields(err), carrier.kind);
   }
 }

@@ -22,12 +22,33 @@ export function voiceWebhookUrl(ctx: AppContext, carrierId: string): string {
   return `${base(ctx.config.PUBLIC_BASE_URL)}${callbackPath(carrierId, 'voice')}`;
 }
 
+/** A bound number's StatusCallback: inbound calls are found by their CallSid. */
+export function numberStatusCallbackUrl(ctx: AppContext, carrierId: string): string {
+  return `${base(ctx.config.PUBLIC_BASE_URL)}${callbackPath(carrierId, 'status')}`;
+}
+
 /** The URL Twilio signed: PUBLIC_BASE_URL plus the path and query of the request as received. */
 export function signedUrl(ctx: AppContext, requestUrl: string): string {
   return `${base(ctx.config.PUBLIC_BASE_URL)}${requestUrl}`;
 }
 
-/** The media stream address for <Connect><Stream>; the session and token travel as <Parameter>s. */
-export function streamUrl(ctx: AppContext): string {
-  return `${base(ctx.config.PUBLIC_MEDIA_URL)}${TWILIO_STREAM_PATH}`;
+/**
+ * The media stream address for <Connect><Stream>; the session and token travel as <Parameter>s.
+ * `mediaUrl`: the session's media node (src/sessions/media-nodes.ts).
+ */
+export function streamUrl(ctx: AppContext, mediaUrl: string = ctx.config.PUBLIC_MEDIA_URL): string {
+  return `${base(mediaUrl)}${TWILIO_STREAM_PATH}`;
+}
+
+// Telnyx: one webhook per carrier (every Call Control event of its application and its calls)
+// and one media socket path; the session and token travel in client_state.
+export const TELNYX_STREAM_PATH = '/v2/carriers/telnyx/stream';
+export const telnyxWebhookPath = (carrierId: string) => `/v2/carriers/telnyx/${carrierId}/webhook`;
+
+export function telnyxWebhookUrl(ctx: AppContext, carrierId: string): string {
+  return `${base(ctx.config.PUBLIC_BASE_URL)}${telnyxWebhookPath(carrierId)}`;
+}
+
+export function telnyxStreamUrl(ctx: AppContext, mediaUrl: string = ctx.config.PUBLIC_MEDIA_URL): string {
+  return `${base(mediaUrl)}${TELNYX_STREAM_PATH}`;
 }

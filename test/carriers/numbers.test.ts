@@ -33,7 +33,7 @@ t.test('add, list, get: shape and project revision', async (t) => {
   const res = await add({ e164: '+14155550100', outbound_enabled: true, agent_id: agent });
   t.equal(res.statusCode, 201);
   const n = res.json();
-  t.same(Object.keys(n).sort(), ['agent_id', 'carrier_id', 'created_at', 'e164', 'id', 'outbound_enabled', 'project_id', 'updated_at']);
+  t.same(Object.keys(n).sort(), ['agent_id', 'carrier_configured', 'carrier_error', 'carrier_id', 'created_at', 'e164', 'id', 'outbound_enabled', 'project_id', 'updated_at', 'voice_url']);
   t.match(n, { carrier_id: carrier, project_id: a.projectId, e164: '+14155550100', outbound_enabled: true, agent_id: agent });
   t.equal(await projectRevision(h, a.projectId), rev + 1);
 

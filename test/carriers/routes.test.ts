@@ -45,7 +45,7 @@ t.test('create: 201 with the carrier, never the token; sealed at rest under the 
 
 t.test('create: 422 with exact locations', async (t) => {
   const cases: [Record<string, unknown>, (string | number)[], string][] = [
-    [body({ kind: 'vonage' }), ['body', 'kind'], 'invalid_value'],
+    [body({ kind: 'vonage' }), ['body', 'kind'], 'invalid_union'],
     [body({ label: '' }), ['body', 'label'], 'too_small'],
     [body({ credentials: undefined }), ['body', 'credentials'], 'missing'],
     [body({ credentials: { account_sid: 'AC123', auth_token: twilio.token } }), ['body', 'credentials', 'account_sid'], 'invalid_format'],

@@ -161,11 +161,11 @@ t.test('Idempotency-Key is remembered 24 h, then a new call is made', async (t) 
   const q = await phoneTenant(bed);
   const key = { 'idempotency-key': 'day-old' };
   const first = (await placeOutbound(bed, q, {}, key)).json();
-  await h.ctx.sql`update outbound_idempotency_keys set expires_at = now() - interval '1 second' where key = 'day-old'`;
+  await h.ctx.sql`update idempotency_keys set expires_at = now() - interval '1 second' where key = 'day-old'`;
   const later = (await placeOutbound(bed, q, {}, key)).json();
   t.equal(later.duplicate, false);
   t.not(later.session.id, first.session.id);
-  const [{ n }] = await h.ctx.sql`select count(*)::int as n from outbound_idempotency_keys where key = 'day-old'`;
+  const [{ n }] = await h.ctx.sql`select count(*)::int as n from idempotency_keys where key = 'day-old'`;
   t.equal(n, 1, 'the expired row was replaced');
 });
 

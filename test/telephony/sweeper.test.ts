@@ -38,7 +38,7 @@ t.test('Idempotency-Keys older than 24 h are forgotten', async (t) => {
   const p = await phoneTenant(bed);
   await placeOutbound(bed, p, {}, { 'idempotency-key': 'old' });
   await placeOutbound(bed, p, {}, { 'idempotency-key': 'new' });
-  await h.ctx.sql`update outbound_idempotency_keys set expires_at = now() - interval '1 minute' where key = 'old'`;
+  await h.ctx.sql`update idempotency_keys set expires_at = now() - interval '1 minute' where key = 'old'`;
   t.equal((await sweepTelephonyOnce(h.ctx)).keysForgotten, 1);
-  t.same((await h.ctx.sql`select key from outbound_idempotency_keys where project_id = ${p.tenant.projectId}`).map((r) => r.key), ['new']);
+  t.same((await h.ctx.sql`select key from idempotency_keys where project_id = ${p.tenant.projectId}`).map((r) => r.key), ['new']);
 });

@@ -1,10 +1,11 @@
 import { isIP } from 'node:net';
 import { fetch } from 'undici';
 import { isPrivateAddress } from '../../providers/url.js';
+import { CarrierRestError, errorKindOf, type CarrierErrorKind } from '../rest-error.js';
 import { networkDetail, parseJson, publicOnlyDispatcher, readCapped } from '../../shared/net/outbound-http.js';
 
-// Twilio's 2010-04-01 REST API, the two calls we make: fetch the Account (verification) and
-// create a Call. Requests are form-encoded with HTTP basic auth (Account SID : Auth Token);
+// Twilio's 2010-04-01 REST API: fetch the Account (verification) and create a Call here; the
+// IncomingPhoneNumbers calls are in incoming-numbers.ts. Requests are form-encoded with HTTP basic auth (Account SID : Auth Token);
 // errors come back as JSON {code, message, more_info, status}. The auth token only ever
 // travels in the Authorization header: never in an error, a detail or a log line.
 
@@ -25,40 +26,20 @@ export interface TwilioClientOptions {
   timeoutMs?: number;
 }
 
-export type TwilioErrorKind =
-  | 'auth' // 401: wrong Account SID or Auth Token
-  | 'forbidden' // 403
-  | 'not_found' // 404
-  | 'invalid_request' // other 4xx (a bad To, an unverified From, ...)
-  | 'rate_limited' // 429
-  | 'server' // 5xx
-  | 'redirect' // 3xx: base_url points somewhere else
-  | 'network' // no answer at all
-  | 'timeout'
-  | 'unexpected_response'; // 2xx whose body is not what Twilio sends
+export type TwilioErrorKind = CarrierErrorKind;
 
-export class TwilioRestError extends Error {
-  readonly code = 'VC_ERR_TWILIO';
-  /** Seconds from Twilio's Retry-After header (429/503), when it sent one. */
-  retryAfterSeconds: number | null = null;
+export class TwilioRestError extends CarrierRestError {
+  override readonly code = 'VC_ERR_TWILIO';
   constructor(
-    readonly kind: TwilioErrorKind,
+    kind: TwilioErrorKind,
     message: string,
-    readonly httpStatus: number | null = null,
+    httpStatus: number | null = null,
     /** Twilio's own error code (20003, 21211, ...), when its error body had one. */
     readonly twilioCode: number | null = null,
     readonly moreInfo: string | null = null,
-    /**
-     * True when Twilio may have acted on the request although we got no usable answer (timeout,
-     * dropped connection, 5xx): a blind retry of a create could place a second call.
-     */
-    readonly maybeApplied = false,
+    maybeApplied = false,
   ) {
-    super(message);
-  }
-
-  get retryable(): boolean {
-    return ['rate_limited', 'server', 'network', 'timeout'].includes(this.kind);
+    super(kind, message, httpStatus, maybeApplied);
   }
 }
 
@@ -129,15 +110,7 @@ export function callForm(p: Omit<CreateCallParams, 'signal'>): URLSearchParams {
   return form;
 }
 
-function kindOf(status: number): TwilioErrorKind {
-  if (status === 401) return 'auth';
-  if (status === 403) return 'forbidden';
-  if (status === 404) return 'not_found';
-  if (status === 429) return 'rate_limited';
-  if (status >= 300 && status < 400) return 'redirect';
-  if (status >= 500) return 'server';
-  return 'invalid_request';
-}
+const kindOf = errorKindOf;
 
 export class TwilioRestClient {
   private readonly timeoutMs: number;
@@ -170,7 +143,11 @@ export class TwilioRestClient {
     return { sid: body.sid, status: typeof body.status === 'string' ? body.status : 'queued', raw: body };
   }
 
-  private host(): string {
+  get accountSid(): string {
+    return this.creds.accountSid;
+  }
+
+  host(): string {
     return apiUrl(this.opts.baseUrl, '/').host;
   }
 
@@ -179,7 +156,8 @@ export class TwilioRestClient {
     return t.length >= 4 ? text.split(t).join('[redacted]') : text;
   }
 
-  private async request(method: 'GET' | 'POST', path: string, form: URLSearchParams | undefined, signal?: AbortSignal): Promise<unknown> {
+  /** One request to the API (path below base_url, query included); the JSON answer or a TwilioRestError. */
+  async request(method: 'GET' | 'POST', path: string, form: URLSearchParams | undefined, signal?: AbortSignal): Promise<unknown> {
     const url = apiUrl(this.opts.baseUrl, path);
     const host = url.host;
     const bare = url.hostname.replace(/^\[|\]$/g, '');

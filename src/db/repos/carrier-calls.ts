@@ -16,8 +16,8 @@ export interface CarrierCallRow extends SessionRow {
 }
 
 export type RecordingRef =
-  | { provider: 'twilio'; reference_id: string | null; url: string | null; fetched_from: 'carrier' }
-  | { provider: 'twilio'; reference_id: null; url: null; fetched_from: 'unavailable'; detail: string };
+  | { provider: 'twilio' | 'telnyx'; reference_id: string | null; url: string | null; fetched_from: 'carrier' }
+  | { provider: 'twilio' | 'telnyx'; reference_id: null; url: null; fetched_from: 'unavailable'; detail: string };
 
 /** Sets the carrier columns of a session just admitted (same transaction). */
 export async function setCallParties(

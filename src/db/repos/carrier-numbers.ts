@@ -17,11 +17,14 @@ export interface CarrierNumberInfo {
   e164: string;
   outbound_enabled: boolean;
   agent_id: string | null;
+  /** Whether the carrier sends the number's calls to us (bound numbers) or was put back (unbound). */
+  carrier_configured: boolean;
+  carrier_error: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = ['id', 'carrier_id', 'project_id', 'e164', 'outbound_enabled', 'agent_id', 'created_at', 'updated_at'];
+const COLUMNS = ['id', 'carrier_id', 'project_id', 'e164', 'outbound_enabled', 'agent_id', 'carrier_configured', 'carrier_error', 'created_at', 'updated_at'];
 const N_COLUMNS = COLUMNS.map((c) => `n.${c}`).join(', ');
 
 async function requireProjectAgent(tx: Tx, projectId: string, agentId: string | null | undefined): Promise<void> {
@@ -118,7 +121,7 @@ function toNumberWithCarrier(row: Record<string, unknown>): NumberWithCarrier {
 }
 
 const CARRIER_JSON = `json_build_object('id', c.id, 'project_id', c.project_id, 'kind', c.kind, 'label', c.label,
-  'base_url', c.base_url, 'account_sid', c.account_sid, 'token_hint', c.token_hint, 'status', c.status,
+  'base_url', c.base_url, 'account_sid', c.account_sid, 'public_key', c.public_key, 'connection_id', c.connection_id, 'token_hint', c.token_hint, 'status', c.status,
   'status_detail', c.status_detail, 'revision', c.revision, 'created_at', c.created_at, 'updated_at', c.updated_at) as carrier`;
 
 /** Outbound `from`: the project's live number with that E.164 and its carrier (any status), or null. */
@@ -155,4 +158,42 @@ export async function findCarrierNumber(sql: Db, carrierId: string, e164: string
     select ${sql(COLUMNS)} from carrier_numbers
     where carrier_id = ${carrierId} and e164 = ${e164} and deleted_at is null`;
   return row ?? null;
+}
+
+/** What we know of a number at its carrier (never part of the API document). */
+export interface NumberCarrierState {
+  carrier_number_ref: string | null;
+  carrier_previous: Record<string, string> | null;
+  carrier_configured: boolean;
+  carrier_error: string | null;
+}
+
+export async function getNumberCarrierState(sql: Db, numberId: string): Promise<NumberCarrierState | null> {
+  const [row] = await sql<NumberCarrierState[]>`
+    select carrier_number_ref, carrier_previous, carrier_configured, carrier_error from carrier_numbers where id = ${numberId}`;
+  return row ?? null;
+}
+
+/** Stores the outcome of a carrier change (only the fields given). */
+export async function recordNumberCarrierState(
+  sql: Db,
+  numberId: string,
+  set: { ref?: string; previous?: Record<string, string> | null; configured?: boolean; error?: string | null },
+): Promise<CarrierNumberInfo | null> {
+  const cols: Record<string, unknown> = { carrier_synced_at: new Date() };
+  if (set.ref !== undefined) cols.carrier_number_ref = set.ref;
+  if (set.previous !== undefined) cols.carrier_previous = set.previous === null ? null : sql.json(set.previous);
+  if (set.configured !== undefined) cols.carrier_configured = set.configured;
+  if (set.error !== undefined) cols.carrier_error = set.error;
+  const [row] = await sql<CarrierNumberInfo[]>`
+    update carrier_numbers set ${sql(cols)} where id = ${numberId} returning ${sql(COLUMNS)}`;
+  return row ?? null;
+}
+
+/** The live numbers of a carrier with these E.164s (which of an account's numbers are already imported). */
+export async function findCarrierNumbersByE164(sql: Db, carrierId: string, e164s: string[]): Promise<CarrierNumberInfo[]> {
+  if (!e164s.length) return [];
+  return sql<CarrierNumberInfo[]>`
+    select ${sql(COLUMNS)} from carrier_numbers
+    where carrier_id = ${carrierId} and e164 in ${sql(e164s)} and deleted_at is null`;
 }

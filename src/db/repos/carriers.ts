@@ -10,7 +10,7 @@ import { bumpProjectRevision } from './projects.js';
 // under the keyring with the carrier id as associated data, so a sealed blob copied to another
 // row does not decrypt. The auth token is never returned: only its last four characters.
 
-export type CarrierKind = 'twilio';
+export type CarrierKind = 'twilio' | 'telnyx';
 export type CarrierStatus = VerificationStatus;
 
 export interface CarrierInfo {
@@ -19,7 +19,12 @@ export interface CarrierInfo {
   kind: CarrierKind;
   label: string;
   base_url: string | null;
-  account_sid: string;
+  /** Twilio's Account SID; null for Telnyx. */
+  account_sid: string | null;
+  /** Telnyx: the account's base64 Ed25519 public key (webhook signatures); null for Twilio. */
+  public_key: string | null;
+  /** Telnyx: the Call Control application whose webhook is ours, once created. */
+  connection_id: string | null;
   token_hint: string;
   status: CarrierStatus;
   status_detail: string | null;
@@ -28,23 +33,29 @@ export interface CarrierInfo {
   updated_at: Date;
 }
 
-export interface CarrierCredentials {
+export interface TwilioCarrierCredentials {
   account_sid: string;
   auth_token: string;
 }
+export interface TelnyxCarrierCredentials {
+  api_key: string;
+  public_key: string;
+}
+export type CarrierCredentials = TwilioCarrierCredentials | TelnyxCarrierCredentials;
 
-const COLUMNS = ['id', 'project_id', 'kind', 'label', 'base_url', 'account_sid', 'token_hint', 'status', 'status_detail', 'revision', 'created_at', 'updated_at'];
+export const isTelnyxCredentials = (c: CarrierCredentials): c is TelnyxCarrierCredentials => 'api_key' in c;
+
+const COLUMNS = ['id', 'project_id', 'kind', 'label', 'base_url', 'account_sid', 'public_key', 'connection_id', 'token_hint', 'status', 'status_detail', 'revision', 'created_at', 'updated_at'];
 
 const rowOf = (projectId: string, carrierId: string): ConnectionRow => ({ table: 'carriers', columns: COLUMNS, projectId, id: carrierId });
 
 export const tokenHint = (token: string) => token.slice(-4);
 const seal = (ctx: AppContext, carrierId: string, c: CarrierCredentials) => ctx.keyring.encrypt(JSON.stringify(c), carrierId);
 /** The columns new credentials set. */
-const credentialColumns = (ctx: AppContext, carrierId: string, c: CarrierCredentials) => ({
-  credentials_sealed: seal(ctx, carrierId, c),
-  account_sid: c.account_sid,
-  token_hint: tokenHint(c.auth_token),
-});
+const credentialColumns = (ctx: AppContext, carrierId: string, c: CarrierCredentials): Record<string, string> =>
+  isTelnyxCredentials(c)
+    ? { credentials_sealed: seal(ctx, carrierId, c), public_key: c.public_key, token_hint: tokenHint(c.api_key) }
+    : { credentials_sealed: seal(ctx, carrierId, c), account_sid: c.account_sid, token_hint: tokenHint(c.auth_token) };
 
 export async function createCarrier(
   ctx: AppContext,
@@ -52,13 +63,9 @@ export async function createCarrier(
   input: { kind: CarrierKind; label: string; credentials: CarrierCredentials; baseUrl: string | null },
 ): Promise<CarrierInfo> {
   const id = randomUUID();
-  const sealed = seal(ctx, id, input.credentials);
+  const values = { id, project_id: projectId, kind: input.kind, label: input.label, base_url: input.baseUrl, ...credentialColumns(ctx, id, input.credentials) };
   return ctx.sql.begin(async (tx) => {
-    const [row] = await tx<CarrierInfo[]>`
-      insert into carriers (id, project_id, kind, label, base_url, account_sid, credentials_sealed, token_hint)
-      values (${id}, ${projectId}, ${input.kind}, ${input.label}, ${input.baseUrl}, ${input.credentials.account_sid},
-              ${sealed}, ${tokenHint(input.credentials.auth_token)})
-      returning ${tx(COLUMNS)}`;
+    const [row] = await tx<CarrierInfo[]>`insert into carriers ${tx(values)} returning ${tx(COLUMNS)}`;
     await bumpProjectRevision(tx, projectId);
     return row;
   });
@@ -128,4 +135,9 @@ export async function findLiveCarrier(sql: Db, carrierId: string): Promise<Carri
   const [row] = await sql<CarrierInfo[]>`
     select ${sql(COLUMNS)} from carriers where id = ${carrierId} and deleted_at is null`;
   return row ?? null;
+}
+
+/** Telnyx: remembers the Call Control application created for this carrier. */
+export async function setCarrierConnectionId(sql: Db, carrierId: string, connectionId: string | null): Promise<void> {
+  await sql`update carriers set connection_id = ${connectionId} where id = ${carrierId}`;
 }

@@ -7,6 +7,9 @@ import type { AddressInfo } from 'node:net';
 // answers, and errors shaped {code, message, more_info, status}. It serves
 //   GET  /2010-04-01/Accounts/{AccountSid}.json
 //   POST /2010-04-01/Accounts/{AccountSid}/Calls.json
+//   GET  /2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers.json   (PhoneNumber filter; PageSize, Page, PageToken)
+//   GET  /2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers/{PN sid}.json
+//   POST /2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers/{PN sid}.json   (VoiceUrl, VoiceMethod, StatusCallback, …)
 // and records every request (calls placed included) for the test to inspect.
 
 export interface FakeAccount {
@@ -24,6 +27,22 @@ export interface RecordedRequest {
   rawBody: string;
   /** Form fields, every value of a repeated key kept in order. */
   form: Record<string, string[]>;
+}
+
+/** An IncomingPhoneNumber of an account, with the settings its update changes. */
+export interface FakeNumber {
+  sid: string;
+  accountSid: string;
+  phoneNumber: string;
+  friendlyName: string;
+  voiceUrl: string;
+  voiceMethod: string;
+  voiceFallbackUrl: string;
+  statusCallback: string;
+  statusCallbackMethod: string;
+  voiceApplicationSid: string;
+  dateCreated: Date;
+  dateUpdated: Date;
 }
 
 export interface PlacedCall {
@@ -46,6 +65,9 @@ export interface FakeTwilio {
   addAccount: (a?: Partial<FakeAccount>) => FakeAccount;
   account: (sid: string) => FakeAccount | undefined;
   setAccountStatus: (sid: string, status: string) => void;
+  /** An IncomingPhoneNumber on the account (defaults: no voice URL, POST methods). */
+  addNumber: (accountSid: string, phoneNumber: string, settings?: Partial<FakeNumber>) => FakeNumber;
+  number: (phoneNumber: string, accountSid?: string) => FakeNumber | undefined;
   /** Answers the next request(s) as scripted instead of normally (FIFO). */
   override: (...answers: Override[]) => void;
   close: () => Promise<void>;
@@ -60,6 +82,59 @@ function twilioError(status: number, code: number, message: string) {
   return { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status };
 }
 
+/** The resource as Twilio's JSON shows it. */
+function numberJson(n: FakeNumber) {
+  const uri = `/2010-04-01/Accounts/${n.accountSid}/IncomingPhoneNumbers/${n.sid}.json`;
+  return {
+    account_sid: n.accountSid,
+    address_requirements: 'none',
+    address_sid: null,
+    api_version: '2010-04-01',
+    beta: false,
+    capabilities: { fax: false, mms: true, sms: true, voice: true },
+    date_created: rfc2822(n.dateCreated),
+    date_updated: rfc2822(n.dateUpdated),
+    emergency_status: 'Active',
+    emergency_address_sid: null,
+    emergency_address_status: 'unregistered',
+    friendly_name: n.friendlyName,
+    identity_sid: null,
+    origin: 'twilio',
+    phone_number: n.phoneNumber,
+    sid: n.sid,
+    sms_application_sid: '',
+    sms_fallback_method: 'POST',
+    sms_fallback_url: '',
+    sms_method: 'POST',
+    sms_url: '',
+    status_callback: n.statusCallback,
+    status_callback_method: n.statusCallbackMethod,
+    trunk_sid: null,
+    uri,
+    voice_application_sid: n.voiceApplicationSid,
+    voice_caller_id_lookup: false,
+    voice_fallback_method: 'POST',
+    voice_fallback_url: n.voiceFallbackUrl,
+    voice_method: n.voiceMethod,
+    voice_url: n.voiceUrl,
+    bundle_sid: null,
+    voice_receive_mode: 'voice',
+    status: 'in-use',
+    subresource_uris: { assigned_add_ons: uri.replace(/\.json$/, '/AssignedAddOns.json') },
+  };
+}
+
+/** The update's form fields and the resource fields they set. */
+const NUMBER_FIELDS: [string, keyof FakeNumber][] = [
+  ['VoiceUrl', 'voiceUrl'],
+  ['VoiceMethod', 'voiceMethod'],
+  ['VoiceFallbackUrl', 'voiceFallbackUrl'],
+  ['StatusCallback', 'statusCallback'],
+  ['StatusCallbackMethod', 'statusCallbackMethod'],
+  ['VoiceApplicationSid', 'voiceApplicationSid'],
+  ['FriendlyName', 'friendlyName'],
+];
+
 function parseForm(raw: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [k, v] of new URLSearchParams(raw)) (out[k] ??= []).push(v);
@@ -70,6 +145,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   const accounts = new Map<string, FakeAccount>();
   const requests: RecordedRequest[] = [];
   const calls: PlacedCall[] = [];
+  const numbers: FakeNumber[] = [];
   const overrides: Override[] = [];
   const hanging = new Set<() => void>();
 
@@ -97,9 +173,11 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
         if ('status' in scripted) return send(scripted.status, scripted.body ?? {}, scripted.headers);
       }
 
-      const m = /^\/2010-04-01\/Accounts\/([^/]+?)(\/Calls)?\.json$/.exec(path);
+      const m = /^\/2010-04-01\/Accounts\/([^/]+?)(\/Calls|\/IncomingPhoneNumbers(?:\/([^/]+?))?)?\.json$/.exec(path);
       if (!m) return send(404, twilioError(404, 20404, `The requested resource ${path} was not found`));
-      const [, sid, callsPart] = m;
+      const [, sid, sub, numberSid] = m;
+      const callsPart = sub === '/Calls';
+      const numbersPart = sub?.startsWith('/IncomingPhoneNumbers');
 
       // HTTP basic auth: the Account SID and its Auth Token.
       const auth = /^Basic (.+)$/.exec(String(req.headers.authorization ?? ''));
@@ -110,6 +188,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       }
       if (sid !== account.sid) return send(404, twilioError(404, 20404, `The requested resource ${path} was not found`));
 
+      if (numbersPart) return incomingNumbers(req.method ?? 'GET', account, numberSid, new URL(req.url ?? '/', 'http://x').searchParams, form, send);
       if (!callsPart && req.method === 'GET') {
         return send(200, {
           sid: account.sid,
@@ -161,6 +240,60 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     });
   });
 
+  /** The IncomingPhoneNumbers list (newest last, paged by PageToken "PA" + the last sid), one number, or its update. */
+  function incomingNumbers(
+    method: string,
+    account: FakeAccount,
+    numberSid: string | undefined,
+    query: URLSearchParams,
+    form: Record<string, string[]>,
+    send: (status: number, body: unknown) => void,
+  ) {
+    const base = `/2010-04-01/Accounts/${account.sid}/IncomingPhoneNumbers`;
+    if (numberSid === undefined) {
+      if (method !== 'GET') return send(405, twilioError(405, 20004, 'Method not allowed'));
+      const pageSize = Math.min(1000, Math.max(1, Number(query.get('PageSize') ?? 50) || 50));
+      const page = Math.max(0, Number(query.get('Page') ?? 0) || 0);
+      const filter = query.get('PhoneNumber');
+      const mine = numbers.filter((n) => n.accountSid === account.sid && (!filter || n.phoneNumber === filter));
+      const token = query.get('PageToken');
+      const from = token ? mine.findIndex((n) => `PA${n.sid}` === token) + 1 : 0;
+      if (token && from === 0) return send(400, twilioError(400, 20001, 'Invalid PageToken'));
+      const items = mine.slice(from, from + pageSize);
+      const kept = new URLSearchParams(filter ? { PhoneNumber: filter } : {});
+      const uriOf = (p: number, extra: Record<string, string> = {}) => `${base}.json?${new URLSearchParams({ ...Object.fromEntries(kept), PageSize: String(pageSize), Page: String(p), ...extra })}`;
+      const more = from + pageSize < mine.length;
+      return send(200, {
+        end: from + Math.max(0, items.length - 1),
+        first_page_uri: uriOf(0),
+        incoming_phone_numbers: items.map(numberJson),
+        next_page_uri: more ? uriOf(page + 1, { PageToken: `PA${items[items.length - 1].sid}` }) : null,
+        page,
+        page_size: pageSize,
+        previous_page_uri: page > 0 ? uriOf(page - 1) : null,
+        start: from,
+        uri: `${base}.json?${query.toString()}`,
+      });
+    }
+    const n = numbers.find((x) => x.sid === numberSid && x.accountSid === account.sid);
+    if (!n) return send(404, twilioError(404, 20404, `The requested resource ${base}/${numberSid}.json was not found`));
+    if (method === 'GET') return send(200, numberJson(n));
+    if (method !== 'POST') return send(405, twilioError(405, 20004, 'Method not allowed'));
+    for (const [field, key] of NUMBER_FIELDS) {
+      const value = form[field]?.[0];
+      if (value === undefined) continue;
+      if ((field.endsWith('Url') || field === 'StatusCallback') && value !== '' && !/^https?:\/\/\S+$/.test(value)) {
+        return send(400, twilioError(400, 21502, `${field} is not valid`));
+      }
+      if (field.endsWith('Method') && !['GET', 'POST'].includes(value.toUpperCase())) {
+        return send(400, twilioError(400, 21503, `${field} must be GET or POST`));
+      }
+      (n[key] as string) = field.endsWith('Method') ? value.toUpperCase() : value;
+    }
+    n.dateUpdated = new Date();
+    return send(200, numberJson(n));
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
@@ -178,6 +311,26 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       const a = accounts.get(sid);
       if (a) a.status = status;
     },
+    addNumber: (accountSid, phoneNumber, settings = {}) => {
+      const n: FakeNumber = {
+        sid: `PN${hex(16)}`,
+        accountSid,
+        phoneNumber,
+        friendlyName: phoneNumber,
+        voiceUrl: '',
+        voiceMethod: 'POST',
+        voiceFallbackUrl: '',
+        statusCallback: '',
+        statusCallbackMethod: 'POST',
+        voiceApplicationSid: '',
+        dateCreated: new Date(),
+        dateUpdated: new Date(),
+        ...settings,
+      };
+      numbers.push(n);
+      return n;
+    },
+    number: (phoneNumber, accountSid) => numbers.find((n) => n.phoneNumber === phoneNumber && (!accountSid || n.accountSid === accountSid)),
     override: (...answers) => overrides.push(...answers),
     close: async () => {
       for (const end of hanging) end();

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { CarrierInfo } from '../../../db/repos/carriers.js';
 import { errors } from '../../../shared/errors.js';
 import { handleRecordingCallback, handleStatusCallback } from '../../../telephony/callbacks.js';
@@ -34,8 +35,38 @@ async function signedCarrier(router: Router, req: FastifyRequest<CallbackRequest
   return { carrier, form };
 }
 
+const CallbackPath = z.strictObject({ carrier_id: z.uuid() });
+const SignatureHeader = z.object({ 'x-twilio-signature': z.string().describe('base64 HMAC-SHA1 of the public URL and the sorted form parameters, keyed with the auth token') });
+
+/** The three routes in /openapi.json: public (no API key), form-encoded bodies signed by Twilio. */
+function documentCallbacks(router: Router): void {
+  const common = { tag: 'carrier callbacks', auth: 'none' as const, method: 'POST' as const, params: CallbackPath, headers: SignatureHeader, errors: [403, 413] };
+  router.docs.add({
+    ...common,
+    url: callbackPath(':carrier_id', 'voice'),
+    operationId: 'twilioVoiceWebhook',
+    summary: "Twilio's voice webhook of a bound number (its VoiceUrl, form-encoded, signed): answers TwiML that connects the call, or speaks a refusal and hangs up",
+    status: 200,
+  });
+  router.docs.add({
+    ...common,
+    url: callbackPath(':carrier_id', 'status'),
+    operationId: 'twilioStatusCallback',
+    summary: "Twilio's call status callback (StatusCallback of calls and bound numbers, form-encoded, signed)",
+    status: 204,
+  });
+  router.docs.add({
+    ...common,
+    url: callbackPath(':carrier_id', 'recording'),
+    operationId: 'twilioRecordingCallback',
+    summary: "Twilio's recording status callback (RecordingStatusCallback, form-encoded, signed)",
+    status: 204,
+  });
+}
+
 export function twilioCallbackRoutes(router: Router): void {
   const { ctx } = router;
+  documentCallbacks(router);
   router.app.register(async (scope) => {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_req, body, done) => {
       done(null, new URLSearchParams(body as string));
