@@ -221,10 +221,10 @@ export class CallShell {
 
   // ------------------------------------------------------------------ transcript, budget, tools
 
-  /** What the agent said (heard) from its first frame until now: a transcript entry and frame. */
-  agentSaid(firstFrameAt: number | null, text: string): void {
+  /** What the agent said (heard) from its first frame until now: a transcript entry and frame. `interrupted`: cut by the caller. */
+  agentSaid(firstFrameAt: number | null, text: string, interrupted = false): void {
     const start = (firstFrameAt ?? this.now()) - this.startedAtMs;
-    this.transcript.push({ role: 'assistant', text, start_ms: Math.round(start), end_ms: Math.round(this.callMs()) });
+    this.transcript.push({ role: 'assistant', text, start_ms: Math.round(start), end_ms: Math.round(this.callMs()), ...(interrupted ? { interrupted } : {}) });
     this.send({ type: 'transcript', role: 'assistant', text });
   }
 
@@ -246,8 +246,12 @@ export class CallShell {
   }
 
   /** One of the model's tool calls (not end_call): the tool message. send_dtmf's tones go to `play`. */
-  runToolCall(call: LlmToolCall, signal: AbortSignal, play: (tones: Int16Array[]) => void): Promise<string> {
-    return runToolCall(call, { agent: this.config.agent, runTool: this.runTool, signal, rateHz: this.config.sampleRateOut, play });
+  async runToolCall(call: LlmToolCall, signal: AbortSignal, play: (tones: Int16Array[]) => void): Promise<string> {
+    const start = this.callMs();
+    const output = await runToolCall(call, { agent: this.config.agent, runTool: this.runTool, signal, rateHz: this.config.sampleRateOut, play });
+    // The transcript keeps the call and its result (contract §11, role "tool").
+    this.transcript.push({ role: 'tool', text: `${call.name}(${call.arguments}) → ${output}`, start_ms: Math.round(start), end_ms: Math.round(this.callMs()) });
+    return output;
   }
 
   // ------------------------------------------------------------------ the end of the call

@@ -29,6 +29,18 @@ const FINAL_WAIT_MS = { streaming: 1500, utterance: 8000 };
 const ACK_AFTER_MS = 5000;
 /** A resumed answer's backchannel may still be transcribed this long after. */
 const IGNORE_BACKCHANNEL_MS = 3000;
+/**
+ * The VAD can stay in speech for good over music or a crowd (its end is the only end of a turn):
+ * after this long without a pause the turn is ended anyway, and a new one needs a new onset.
+ */
+const MAX_CALLER_SPEECH_MS = 10_000;
+/**
+ * Streaming STT: when the transcript at the VAD's end of speech does not look finished (no
+ * sentence-ending punctuation, or a trailing conjunction), the turn waits this share of the
+ * endpointing silence more for the caller to go on.
+ */
+const UNFINISHED_EXTRA = 0.8;
+const TRAILING_WORD = /\b(and|but|or|so|because|the|a|an|to|of|with|my|i|um|uh|er)\s*$/i;
 /** Each stage's name in errors and logs. */
 const STAGE_WORDS = { stt: 'speech recognition', llm: 'language model', tts: 'speech synthesis' } as const;
 
@@ -41,6 +53,8 @@ interface UserTurn {
   interim: string;
   vadEnded: boolean;
   finalTimer: NodeJS.Timeout | null;
+  /** A commit put off because the transcript looked unfinished. */
+  commitTimer: NodeJS.Timeout | null;
 }
 
 /** A barge-in on hold (backchannel on): the agent's turn is paused until we know what the caller meant. */
@@ -67,15 +81,20 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
   private bargedIn = false;
   private fillerTurn: AgentTurn | null = null;
   private callerSpeechStartMs: number | null = null;
+  /** The turn was ended while the VAD still heard "speech": wait for a new onset. */
+  private forcedEnd = false;
   private lastAckMs = -Infinity;
   private ignoreBackchannelUntil = -Infinity;
   /** Latency probe for the turn benchmark: turn decided → first answer frame sent. */
   onAnswerLatency: ((ms: number) => void) | null = null;
   private answerDecidedAt = 0;
+  /** The VAD's end-of-speech silence (stt.endpointing_ms, bounded). */
+  private readonly endpointingMs: number;
 
   constructor(private readonly config: CallConfig, opts: CascadeOptions = {}) {
     super();
-    this.shell = new CallShell(config, opts, this, Math.max(100, Math.min(2000, config.endpointingMs)));
+    this.endpointingMs = Math.max(100, Math.min(2000, config.endpointingMs));
+    this.shell = new CallShell(config, opts, this, this.endpointingMs);
     this.preroll = new Preroll(this.shell.line.procRateHz, PREROLL_MS);
     this.stt = new Recognizer(config, this.shell, {
       interim: (text) => this.onInterim(text),
@@ -96,6 +115,7 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
       tooLong: (onsetMs) => {
         const turn = this.cuttableTurn();
         if (turn && !this.pending && !this.bargedIn) this.interrupt(turn, onsetMs);
+        else this.resumeAfterPickup();
       },
     });
     // The greeting is synthesized now, while the socket upgrade completes (or comes from the cache).
@@ -115,7 +135,11 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
 
   hear({ pcm, events, now, agentAudible, bargeIn }: CallerFrames): void {
     if (bargeIn) this.onBargeIn(now);
-    if (events & ChannelEvents.interruptionEnd) this.pickup.ended();
+    if (events & ChannelEvents.interruptionEnd && this.pickup.judging) {
+      this.pickup.ended();
+      this.resumeAfterPickup();
+    }
+    if (events & (ChannelEvents.speechStart | ChannelEvents.speechEnd)) this.forcedEnd = false;
 
     // The microphone goes to STT unless it only carries the agent's own echo.
     const listening = !agentAudible || this.bargedIn || this.pending !== null;
@@ -127,8 +151,12 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
     }
 
     // Speech that began while only the agent's echo was expected is the caller's once the tail is over.
-    if (listening && !this.userTurn && (events & ChannelEvents.speechStart || this.shell.channel.vadState === 'speaking')) this.onSpeechStart(now);
+    if (listening && !this.userTurn && (events & ChannelEvents.speechStart || (!this.forcedEnd && this.shell.channel.vadState === 'speaking'))) this.onSpeechStart(now);
     if (events & ChannelEvents.speechEnd && (listening || this.userTurn)) this.onSpeechEnd(now);
+    else if (this.userTurn && !this.userTurn.vadEnded && !this.pending && this.callerSpeechStartMs !== null && now - this.callerSpeechStartMs >= MAX_CALLER_SPEECH_MS) {
+      this.forcedEnd = true;
+      this.onSpeechEnd(now);
+    }
     if (this.config.agent.backchannel) this.maybeAcknowledge(now);
   }
 
@@ -142,6 +170,7 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
     if (this.pending) clearTimeout(this.pending.timer);
     this.pickup.stop();
     if (this.userTurn?.finalTimer) clearTimeout(this.userTurn.finalTimer);
+    if (this.userTurn?.commitTimer) clearTimeout(this.userTurn.commitTimer);
     // What the caller heard of a turn cut by the hang-up still belongs to the transcript.
     for (const turn of [g?.turn, this.spoken.unfinished]) {
       if (turn && turn.sent > 0 && !turn.reported) this.recordAssistant(turn, this.heard(turn));
@@ -155,11 +184,12 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
     this.shell.behaviours.busy();
     this.callerSpeechStartMs ??= now;
     if (!this.userTurn) {
-      this.userTurn = { startMs: this.shell.callMs(now), endMs: 0, finals: [], interim: '', vadEnded: false, finalTimer: null };
+      this.userTurn = { startMs: this.shell.callMs(now), endMs: 0, finals: [], interim: '', vadEnded: false, finalTimer: null, commitTimer: null };
     } else {
       this.userTurn.vadEnded = false;
       if (this.userTurn.finalTimer) clearTimeout(this.userTurn.finalTimer);
-      this.userTurn.finalTimer = null;
+      if (this.userTurn.commitTimer) clearTimeout(this.userTurn.commitTimer);
+      this.userTurn.finalTimer = this.userTurn.commitTimer = null;
     }
     // The caller went on before the answer started: the turn is not over, drop that answer.
     const g = this.generation;
@@ -179,6 +209,20 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
       return;
     }
     // Endpointing: the VAD heard stt.endpointing_ms of silence; the STT final closes the turn.
+    // A streaming transcript that stops mid-sentence gets a little longer to go on.
+    const text = this.userText(turn);
+    if (!this.forcedEnd && this.config.adapters.stt!.adapter.streaming && text && (!/[.?!]["')]*$/.test(text) || TRAILING_WORD.test(text))) {
+      if (turn.commitTimer) clearTimeout(turn.commitTimer);
+      turn.commitTimer = setTimeout(() => {
+        turn.commitTimer = null;
+        if (this.userTurn === turn && turn.vadEnded) this.commitTurn(turn);
+      }, Math.round(this.endpointingMs * UNFINISHED_EXTRA));
+      return;
+    }
+    this.commitTurn(turn);
+  }
+
+  private commitTurn(turn: UserTurn): void {
     this.stt.commit();
     const wait = this.config.adapters.stt!.adapter.streaming ? FINAL_WAIT_MS.streaming : FINAL_WAIT_MS.utterance;
     if (turn.finalTimer) clearTimeout(turn.finalTimer);
@@ -198,12 +242,12 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
       if (this.shell.now() < this.ignoreBackchannelUntil && isBackchannel(t)) return;
       // A final with no VAD turn (speech the VAD missed): take it as a turn of its own.
       const at = this.shell.callMs();
-      this.userTurn = { startMs: at, endMs: at, finals: [], interim: '', vadEnded: true, finalTimer: null };
+      this.userTurn = { startMs: at, endMs: at, finals: [], interim: '', vadEnded: true, finalTimer: null, commitTimer: null };
     }
     if (t) this.userTurn.finals.push(t);
     this.userTurn.interim = '';
     if (this.pending) return this.judgePending(true);
-    if (this.userTurn.vadEnded && (speechFinal || this.stt.open)) this.endUserTurn();
+    if (this.userTurn.vadEnded && !this.userTurn.commitTimer && (speechFinal || this.stt.open)) this.endUserTurn();
   }
 
   private userText(turn: UserTurn): string {
@@ -215,6 +259,7 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
     const turn = this.userTurn;
     if (!turn || this.shell.stopped) return;
     if (turn.finalTimer) clearTimeout(turn.finalTimer);
+    if (turn.commitTimer) clearTimeout(turn.commitTimer);
     this.userTurn = null;
     this.bargedIn = false;
     const text = this.userText(turn);
@@ -245,9 +290,17 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
       return;
     }
     if (this.pending || this.bargedIn || this.pickup.judging) return;
-    // A callee's "hello?" as they pick up is judged before the greeting is touched.
-    if (this.pickup.begin(turn, now)) return;
+    // A callee's "hello?" as they pick up is judged before the greeting is cut; meanwhile the
+    // greeting stops (no clear: what was sent plays out) and goes on if it was only that word.
+    if (this.pickup.begin(turn, now)) return this.shell.audio.pause(0);
     this.interrupt(turn, now);
+  }
+
+  /** A pickup word, or a judgement with nothing left to cut: the paused greeting goes on. */
+  private resumeAfterPickup(): void {
+    if (this.pending || !this.shell.audio.isPaused) return;
+    this.shell.audio.resume();
+    this.shell.kick();
   }
 
   /** The caller spoke over `turn` from `onsetMs`: `interrupted` at once, then the turn is held or cut. */
@@ -299,15 +352,15 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
     const phraseHeard = phrase ? this.heard(phrase) : '';
     // The answer first (its history messages come after the phrase's); one queued behind the
     // phrase and never heard is simply dropped.
-    this.cancelGeneration(this.generation?.turn.firstFrameAt != null);
+    this.cancelGeneration(this.generation?.turn.firstFrameAt != null, true);
     const cut = this.spoken.cut(phraseHeard);
     if (!cut) return;
-    this.recordAssistant(cut, phraseHeard);
+    this.recordAssistant(cut, phraseHeard, true);
     if (cut.kind === 'goodbye') this.shell.goodbyeInterrupted();
   }
 
   /** Stops the current answer; `interrupted` keeps in the history what the caller heard. */
-  private cancelGeneration(interrupted: boolean): void {
+  private cancelGeneration(interrupted: boolean, byCaller = false): void {
     const g = this.generation;
     if (!g) return;
     this.generation = null;
@@ -317,7 +370,7 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
     this.shell.clearPlayback();
     if (interrupted) {
       g.keepHeard(this.history, heard);
-      if (heard) this.recordAssistant(g.turn, heard);
+      if (heard) this.recordAssistant(g.turn, heard, byCaller);
     } else {
       g.forget(this.history);
     }
@@ -385,9 +438,10 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
     if (!this.generation && !this.userTurn) this.shell.behaviours.quiet();
   }
 
-  private recordAssistant(turn: AgentTurn, text: string): void {
+  /** `interrupted`: the caller cut the turn short (its transcript entry says so). */
+  private recordAssistant(turn: AgentTurn, text: string, interrupted = false): void {
     if (!text) return;
-    this.shell.agentSaid(turn.firstFrameAt, text);
+    this.shell.agentSaid(turn.firstFrameAt, text, interrupted);
     turn.reported = true;
   }
 

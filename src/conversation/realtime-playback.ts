@@ -50,10 +50,10 @@ export class ResponsePlayback {
   }
 
   /** What `r` said, heard by the caller: a transcript entry and frame, once. */
-  record(r: Response, text: string): void {
+  record(r: Response, text: string, interrupted = false): void {
     if (r.reported || !text) return;
     r.reported = true;
-    this.shell.agentSaid(r.turn?.firstFrameAt ?? null, text);
+    this.shell.agentSaid(r.turn?.firstFrameAt ?? null, text, interrupted);
   }
 
   /**
@@ -76,7 +76,7 @@ export class ResponsePlayback {
       if (turn.firstFrameAt !== null && !turn.dropped) heardNow = heard;
       r.cut = true;
       this.truncate(r, played);
-      if (heard) this.record(r, heard);
+      if (heard) this.record(r, heard, interrupted);
       r.reported = true;
       if (r.done) this.ledger.forget(r);
     }

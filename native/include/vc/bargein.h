@@ -46,7 +46,7 @@ class BargeInDetector {
   static void Shape(const float* pow, float* out);
   float HopProbability(const float* mic, const float* micFloor, const float* refBands);
   void LearnCaps(const float* mic, const float* micFloor, const float* maxRef, const float* extra,
-                 int newest);
+                 int newest, bool quiet);
 
   Vad vad_;
   BandAnalyzer ref_;
@@ -64,6 +64,7 @@ class BargeInDetector {
   int64_t nowMs_ = 0, runMs_ = 0, quietMs_ = 0, markMs_ = -1, lastMs_ = -1;
   int refActiveHops_ = 0, delayHops_ = -1;
   bool fired_ = false;
+  float excess_ = 0;  // last hop: mic power over (noise background + expected echo)
 };
 
 }  // namespace vc

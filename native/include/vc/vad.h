@@ -34,6 +34,8 @@ class SpeechScorer {
   float Score(const float* bandPow, const float* noiseExtra);
   const float* floor() const { return floor_; }
   float rawLlr() const { return raw_; }  // unsmoothed evidence of the last hop
+  int hops() const { return hops_; }
+  const float* background() const { return bg_; }
 
  private:
   float floor_[kBands] = {0}, clean_[kBands] = {0};

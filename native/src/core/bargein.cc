@@ -8,15 +8,22 @@
 namespace vc {
 
 namespace {
-// -15 dB (+ the 6 dB margin) at the start of a call: still above a -10 dB echo path, so the
-// agent's first words never interrupt themselves. -25 dB gave faster early barge-ins but 5.8
-// false barge-ins/min on full-band -10 dB echo before the path was learned; the per-lag caps
-// (LearnCaps) give the speed on lines without echo instead.
-constexpr float kErlInit = 0.03f;
+// -20 dB (+ the 6 dB margin) at the start of a call. It bounds an echo nothing has been learned
+// about yet, for the first maxEchoDelayMs of the agent's speech; -15 dB masked callers 10 dB
+// under the agent for that long, and the eval set's -13/-15 dB echo paths did not fire at -20
+// (bench/turns/detector-sweep.ts, tuning half).
+constexpr float kErlInit = 0.01f;
 constexpr float kErlMax = 0.2f;
 constexpr float kErlMin = 1e-4f;
+// When the echo seen is 6 dB under the estimate the estimate falls 0.3 dB per hop (25 dB in
+// 0.8 s of agent speech; 1% per hop took 6 s, masking quiet callers on lines with little echo).
+constexpr float kErlFarBelow = 0.25f;
+constexpr float kErlFastDecay = 0.93f;
+// A hop is evidence of the caller only when the microphone is 4.8 dB over the noise background
+// and the expected echo together: music beats and babble peaks pass the likelihood test alone.
+constexpr float kEvidenceExcess = 3.f;
 constexpr float kErlCreep = 1.02f;  // per hop (+0.09 dB): slow rises
-constexpr float kCapDecay = 0.9f;   // per 20 ms (-0.46 dB): a per-lag cap where no echo shows
+constexpr float kCapDecay = 0.5f;   // per 20 ms (-3 dB): a per-lag cap where no echo shows
 constexpr float kEchoLike = 0.2f;   // mic/ref shape correlation at the delay above the mean over lags
 int16_t kSilence[4800] = {0};      // stands in for a missing reference (48 kHz x 100 ms)
 }  // namespace
@@ -161,7 +168,18 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
   }
   for (int b = 0; b < kBands; ++b) extra[b] = margin_ * (echoSeen_ ? erl_[b] * sel[b] : capped[b]);
   refActiveHops_ = refAct >= 2 ? 30 : std::max(0, refActiveHops_ - 1);
+  {
+    // Before Score updates them: what this hop's mic is measured against.
+    const float* fl = caller_.floor();
+    const float* bg = caller_.background();
+    float num = 0, den = 0;
+    for (int b = 0; b < kBands; ++b) { num += mic[b]; den += std::max(fl[b], bg[b]) + extra[b]; }
+    excess_ = num / std::max(den, 1e-6f);
+  }
   const float p = caller_.Score(mic, extra);
+  // Once per 20 ms is plenty for the caps, and halves their cost. They may fall while the
+  // caller speaks too (mic/ref bounds a lag's gain whoever else is in the mic), not rise.
+  if (!echoSeen_ && (capTurn_ = !capTurn_)) LearnCaps(mic, micFloor, maxRef, extra, newest, p < 0.3f);
   if (p < 0.3f) {
     // Learn the echo return loss while the caller is quiet: rise quickly to
     // the observed mic/ref ratio, decay when the echo is weaker.
@@ -169,11 +187,9 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
       if (sel[b] < 30.f * micFloor[b]) continue;  // reference too weak here
       const float r = (mic[b] - micFloor[b]) / sel[b];
       float& g = erl_[b];
-      g = r > g ? g + 0.2f * (r - g) : g * 0.99f;
+      g = r > g ? g + 0.2f * (r - g) : g * (r < kErlFarBelow * g ? kErlFastDecay : 0.99f);
       g = std::min(kErlMax, std::max(kErlMin, g));
     }
-    // Once per 20 ms is plenty for the caps, and halves their cost.
-    if (!echoSeen_ && (capTurn_ = !capTurn_)) LearnCaps(mic, micFloor, maxRef, extra, newest);
   } else if (echoLike) {
     // Energy beyond the bound with the reference's shape at the delay: the echo path got
     // louder. Creep up (+0.09 dB per hop) rather than jump, as the caller may be in it too
@@ -188,9 +204,9 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
 }
 
 // Per-lag caps on the echo gain, learned while the caller is quiet. A cap decays fast
-// (-0.22 dB per hop) where its lag's reference was loud and the mic stayed well under its
+// (-3 dB per 20 ms) where its lag's reference was loud and the mic stayed well under its
 // bound: a lag that carries no echo stops masking the caller within a few hundred ms, while
-// the shared gain falls only 1% per hop (10-20 s from the -15 dB start on a quiet line). A lag
+// the shared gain falls 0.3 dB per hop at best. A lag
 // is only learned once its own reference was loud, so an echo arriving late still meets the
 // initial gain. A cap rises towards the least gain that explains the mic whatever the delay
 // (its ratio against the loudest reference), fast when the bound already covers the mic
@@ -198,7 +214,7 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
 // not teach the bound to hide them.
 VC_MULTIVERSION
 void BargeInDetector::LearnCaps(const float* mic, const float* micFloor, const float* maxRef,
-                                const float* extra, int newest) {
+                                const float* extra, int newest, bool quiet) {
   // Per band first; the lag loop below is branch-free (masks as floats) so it vectorizes.
   float heard[kBands], least[kBands], loud[kBands], fast[kBands], learn[kBands];
   for (int b = 0; b < kBands; ++b) {
@@ -217,7 +233,7 @@ void BargeInDetector::LearnCaps(const float* mic, const float* micFloor, const f
       const bool decay = (r[b] >= loud[b]) & (heard[b] < 0.5f * cv * r[b]);
       const float down = decay ? cv * kCapDecay : cv;
       const float v = std::min(kErlMax, std::max(kErlMin, least[b] > cv ? up : down));
-      c[b] = learn[b] != 0.f ? v : cv;
+      c[b] = learn[b] != 0.f && (quiet || v < cv) ? v : cv;
     }
   }
 }
@@ -231,8 +247,10 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
   for (int h = 0; h < hops_; ++h) {
     float rb[kBands];
     ref_.ProcessHop(ref ? ref + h * refHop : kSilence, rb);
-    sum += HopProbability(vad_.hopBands(h), vad_.noiseFloor(), rb);
-    if (caller_.rawLlr() >= kEvidenceLlr) ++evidence;
+    // The echo-aware scorer's floor, once settled: it does not rise under the echo bound, where
+    // the plain VAD's floor climbed onto a caller masked by it (+25 dB in 300 ms).
+    sum += HopProbability(vad_.hopBands(h), caller_.hops() > 20 ? caller_.floor() : vad_.noiseFloor(), rb);
+    if (caller_.rawLlr() >= kEvidenceLlr && excess_ >= kEvidenceExcess) ++evidence;
   }
   const int frameMs = hops_ * 10;
   const float p = sum / hops_;

@@ -1,0 +1,140 @@
+// npx tsx bench/turns/detector-sweep.ts [heldout|tuning] — the barge-in detector alone over the
+// evaluation set's material, in simulated time and without sockets: each case is a fresh call
+// (the worst case: the detector has learned nothing) whose agent starts an utterance after 1 s
+// of line noise, with the caller cutting in 0–300 ms after the agent's first frame was played,
+// at -15 to -40 dBFS, on clean, noisy and echo lines (the eval set's non-linear paths), at
+// 16 kHz (web) and 8 kHz (carrier). It also counts interruptions with the caller silent over
+// 60 s of agent answers (3–6 s, 1.2 s apart) per line. Tune on `tuning`; report `heldout`.
+import { DEFAULT_INTERRUPTION, nativeBargeIn } from '../../src/conversation/interruption.js';
+import { ChannelEvents, MediaChannel, Resampler } from '../../src/audio/native.js';
+import { EchoPath, NoiseSource, noiseLoop, rng, synth, utterance, type EchoSpec, type NoiseKind } from './eval-audio.js';
+import { FLOOR_DBFS, MATERIAL, NOISE_DBFS, type Half } from './eval-set.js';
+
+const FRAME_MS = 20;
+/** SWEEP_ONLY: a regular expression on `<rate>/<line>/<caller index>` (skips the false-interruption part). */
+const ONLY = process.env.SWEEP_ONLY ? new RegExp(process.env.SWEEP_ONLY) : null;
+const LEAD_FRAMES = 3; // the pacer's 60 ms lead: a frame is pushed as reference 60 ms before it plays
+const AGENT_RATE = 16000;
+
+interface Line { name: string; noise?: NoiseKind; echo?: EchoSpec }
+
+function lines(seed: number): Line[] {
+  const r = rng(seed);
+  const out: Line[] = [{ name: 'clean' }, ...(['white', 'pink', 'babble', 'street', 'music'] as NoiseKind[]).map((n) => ({ name: n, noise: n }))];
+  for (let i = 0; i < 8; i++) {
+    const echo: EchoSpec = { erlDb: Math.round(6 + 34 * r()), delayMs: Math.round(20 + 380 * r()), clip: r() < 0.5, bandpass: r() < 0.5, mulaw: r() < 0.5, drift: r() < 0.5 };
+    out.push({ name: `echo ${echo.delayMs}ms/-${echo.erlDb}dB${echo.clip ? ' clip' : ''}${echo.bandpass ? ' bp' : ''}${echo.mulaw ? ' mulaw' : ''}${echo.drift ? ' drift' : ''}`, echo });
+  }
+  return out;
+}
+
+/** One simulated call: agent utterances (reference pushed LEAD_FRAMES before played) and optional caller speech. */
+function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: number, caller: { atMs: number; pcm: Int16Array } | null, seed: number, loops: Map<string, Float32Array>, half: Half) {
+  const ch = new MediaChannel({ inRateHz: rateHz, procRateHz: rateHz, refRateHz: AGENT_RATE, frameMs: 20, maxMessageBytes: 4096, bargeIn: nativeBargeIn(DEFAULT_INTERRUPTION) });
+  const n = (rateHz * FRAME_MS) / 1000;
+  const agentN = (AGENT_RATE * FRAME_MS) / 1000;
+  const down = new Resampler({ inRateHz: AGENT_RATE, outRateHz: rateHz, maxInputSamples: agentN });
+  // The agent's frames on a timeline: 1 s silence, then utterances with gaps.
+  const frames: (Int16Array | null)[] = new Array(50).fill(null);
+  const starts: number[] = [];
+  for (const u of agent) {
+    starts.push(frames.length);
+    for (let i = 0; i + agentN <= u.length; i += agentN) frames.push(u.subarray(i, i + agentN));
+    for (let i = 0; i < gapMs / FRAME_MS; i++) frames.push(null);
+  }
+  const total = caller ? Math.min(frames.length, starts[0] + (caller.atMs + 3000) / FRAME_MS) : frames.length;
+  const key = `${line.noise}/${rateHz}`;
+  if (line.noise && !loops.has(key)) loops.set(key, noiseLoop(line.noise, rateHz * 20, rateHz, 7, MATERIAL[half].babble));
+  const noise = line.noise ? new NoiseSource(loops.get(key)!, NOISE_DBFS, seed) : null;
+  const floor = new NoiseSource(loops.get(`white/${rateHz}`) ?? (loops.set(`white/${rateHz}`, noiseLoop('white', rateHz * 20, rateHz, 3)), loops.get(`white/${rateHz}`)!), FLOOR_DBFS, seed + 1);
+  const echo = line.echo ? new EchoPath(line.echo, rateHz, seed) : null;
+  const silence = new Int16Array(agentN);
+  const events: number[] = [];
+  const callerFrom = caller ? starts[0] + Math.round(caller.atMs / FRAME_MS) + LEAD_FRAMES : Infinity;
+  let cut = Infinity;
+  for (let f = 0; f < total; f++) {
+    const ref = f < cut ? frames[f] : null;
+    if (ref) ch.pushReference(ref);
+    const playedAgent = f - LEAD_FRAMES >= 0 && f - LEAD_FRAMES < cut ? frames[f - LEAD_FRAMES] : null;
+    const played = down.process(playedAgent ?? silence) ? down.output.slice(0, n) : new Float32Array(n);
+    const mic = new Float32Array(n);
+    floor.addTo(mic);
+    noise?.addTo(mic);
+    echo?.process(played, mic);
+    if (caller && f >= callerFrom) {
+      const k = (f - callerFrom) * n;
+      for (let i = 0; i < n && k + i < caller.pcm.length; i++) mic[i] += caller.pcm[k + i];
+    }
+    const pcm = Int16Array.from(mic, (v) => Math.max(-32768, Math.min(32767, Math.round(v))));
+    ch.process(new Uint8Array(pcm.buffer));
+    if (ch.events & ChannelEvents.interruption) {
+      events.push(f);
+      if (caller && f >= callerFrom) cut = f; // the agent stops
+    }
+  }
+  return { events, callerFrom, starts };
+}
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
+}
+
+export function sweep(half: Half) {
+  const m = MATERIAL[half];
+  const loops = new Map<string, Float32Array>();
+  const agentAnswers = m.medium.map((t) => synth(t, m.agentVoice, AGENT_RATE));
+  const greeting = synth(m.greeting, m.agentVoice, AGENT_RATE);
+  const r = rng(half === 'tuning' ? 11 : 12);
+  const out: string[] = [];
+  for (const rateHz of [16000, 8000]) {
+    const lat: number[] = [];
+    const byLine = new Map<string, number[]>();
+    let misses = 0;
+    let pre = 0;
+    const levels = [-15, -20, -25, -30, -35, -40];
+    for (const line of lines(half === 'tuning' ? 5 : 6)) {
+      for (let c = 0; c < 8; c++) {
+        if (ONLY && !ONLY.test(`${rateHz}/${line.name}/${c}`)) continue;
+        const voice = `${m.languages[c % m.languages.length]}+${m.variants[(c * 5) % m.variants.length]}`;
+        const text = m.barge[c % m.barge.length].text;
+        const level = line.noise ? -15 - 10 * r() : levels[c % levels.length];
+        const u = utterance([text], voice, rateHz, 30 + Math.round(50 * r()), 140 + Math.round(60 * r()), level);
+        const atMs = Math.round(300 * r());
+        const res = run(rateHz, line, [c % 2 ? greeting : agentAnswers[c % agentAnswers.length]], 1000, { atMs, pcm: u.pcm }, c * 31 + 7, loops, half);
+        const onset = res.callerFrom + u.onsetFrame;
+        const hit = res.events.find((f) => f >= res.callerFrom);
+        if (res.events.some((f) => f < res.callerFrom)) pre++;
+        const ms = hit === undefined ? Infinity : (hit - onset) * FRAME_MS + FRAME_MS;
+        if (hit === undefined) misses++;
+        lat.push(ms);
+        byLine.set(line.name, [...(byLine.get(line.name) ?? []), ms]);
+      }
+    }
+    const fmt = (v: number) => (v === Infinity ? 'miss' : String(Math.round(v)));
+    out.push(`${half} ${rateHz / 1000} kHz, fresh call, cut-in 0-300 ms into the agent: ${lat.length} trials, p50 ${fmt(pct(lat, 0.5))}, p95 ${fmt(pct(lat, 0.95))}, max ${fmt(Math.max(...lat))}, ${misses} missed, ${pre} pre-empted`);
+    for (const [name, xs] of byLine) out.push(`   ${name.padEnd(40)} ${xs.map(fmt).join(' ')}`);
+    if (ONLY) continue;
+    // False interruptions with the caller silent: 60 s of answers per line.
+    const fa: string[] = [];
+    let speech = 0;
+    let count = 0;
+    for (const line of lines(half === 'tuning' ? 5 : 6)) {
+      const answers: Int16Array[] = [];
+      let ms = 0;
+      for (let i = 0; ms < 60_000; i++) {
+        const a = agentAnswers[i % agentAnswers.length];
+        answers.push(a);
+        ms += (a.length / AGENT_RATE) * 1000 + 1200;
+      }
+      const res = run(rateHz, line, answers, 1200, null, 99, loops, half);
+      speech += answers.reduce((s, a) => s + a.length / AGENT_RATE, 0);
+      count += res.events.length;
+      if (res.events.length) fa.push(`${line.name}: ${res.events.length}`);
+    }
+    out.push(`   false interruptions, caller silent, ${(speech / 60).toFixed(1)} min of agent speech: ${count}${fa.length ? ` (${fa.join('; ')})` : ''}`);
+  }
+  return out.join('\n');
+}
+
+if (process.argv[1]?.endsWith('detector-sweep.ts')) console.log(sweep((process.argv[2] as Half) ?? 'tuning'));
