@@ -14,6 +14,8 @@
         "native/src/core/bargein.cc",
         "native/src/core/channel.cc",
         "native/src/core/echo_chain.cc",
+        "native/src/core/fft.cc",
+        "native/src/core/beep_detector.cc",
         "native/src/binding/addon.cc",
         "native/src/binding/framer_wrap.cc",
         "native/src/binding/resampler_wrap.cc",
@@ -21,7 +23,8 @@
         "native/src/binding/channel_wrap.cc",
         "native/src/binding/echo_chain_wrap.cc",
         "native/src/binding/dtmf_wrap.cc",
-        "native/src/binding/ambience_wrap.cc"
+        "native/src/binding/ambience_wrap.cc",
+        "native/src/binding/beep_detector_wrap.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "native/include"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS"],

@@ -73,6 +73,13 @@ export interface RawDtmfDetector {
   reset(): void;
 }
 
+export interface RawBeepDetector {
+  /** [endMs, startMs, frequencyHz, levelDbfs, detectedAtMs] of the newest beep (-1 before one). */
+  readonly info: Float64Array;
+  process(pcm: Int16Array): number;
+  reset(): void;
+}
+
 export interface RawAmbience {
   generate(out: Int16Array, mix: boolean): number;
   setLevel(level: number): number;
@@ -103,5 +110,6 @@ export interface VcNativeAddon {
   MediaChannel: new (o: Numbered<MediaChannelOptions, 'quality'>) => RawMediaChannel;
   DtmfDetector: new (o: DtmfDetectorOptions) => RawDtmfDetector;
   Ambience: new (o: Numbered<AmbienceOptions, 'kind'>) => RawAmbience;
+  BeepDetector: new (o: { sampleRateHz: number }) => RawBeepDetector;
   Mixer: new (o: MixerOptions) => RawMixer;
 }

@@ -317,3 +317,6 @@ export class MediaChannel extends Facade<RawMediaChannel> {
   get agentActive(): boolean { return this.info[CH.agentActive] === 1; }
   reset(): void { this.n.reset(); }
 }
+
+/** The loaded addon and the construction/return-value helpers, for facades in their own files (beep-detector.ts). */
+export const nativeInternals = { addon, check, build } as const;

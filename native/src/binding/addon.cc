@@ -11,6 +11,7 @@ Napi::Object InitChannel(Napi::Env env, Napi::Object exports);
 Napi::Object InitEchoChain(Napi::Env env, Napi::Object exports);
 Napi::Object InitDtmf(Napi::Env env, Napi::Object exports);
 Napi::Object InitAmbience(Napi::Env env, Napi::Object exports);
+Napi::Object InitBeepDetector(Napi::Env env, Napi::Object exports);
 }  // namespace vcjs
 
 using namespace vcjs;
@@ -82,6 +83,7 @@ static Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitEchoChain(env, exports);
   InitDtmf(env, exports);
   InitAmbience(env, exports);
+  InitBeepDetector(env, exports);
   return exports;
 }
 
