@@ -26,20 +26,42 @@ export function webhookUrlProblem(raw: string, allowPrivate: boolean): string | 
 
 export const WebhookEndpointPath = z.object({ endpoint_id: z.uuid() });
 
+const endpointName = z.string().trim().min(1).max(120);
+const endpointEventTypes = z.array(z.enum(EVENT_TYPES)).max(50);
+
+/** A webhook URL that passes webhookUrlProblem (the same rules on create and update). */
+function endpointUrl(allowPrivate: boolean) {
+  return z
+    .string()
+    .min(8)
+    .max(2048)
+    .superRefine((value, ctx) => {
+      const problem = webhookUrlProblem(value, allowPrivate);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+}
+
 export function createEndpointBody(allowPrivate: boolean) {
   return z.strictObject({
-    name: z.string().trim().min(1).max(120),
-    url: z
-      .string()
-      .min(8)
-      .max(2048)
-      .superRefine((value, ctx) => {
-        const problem = webhookUrlProblem(value, allowPrivate);
-        if (problem) ctx.addIssue({ code: 'custom', message: problem });
-      }),
-    event_types: z.array(z.enum(EVENT_TYPES)).max(50).default([]),
+    name: endpointName,
+    url: endpointUrl(allowPrivate),
+    event_types: endpointEventTypes.default([]),
   });
 }
+
+/**
+ * PATCH body: only the fields sent change, with the create rules; `status` disables or enables
+ * again. An empty body changes nothing and answers the endpoint as it is.
+ */
+export function updateEndpointBody(allowPrivate: boolean) {
+  return z.strictObject({
+    name: endpointName.optional(),
+    url: endpointUrl(allowPrivate).optional(),
+    event_types: endpointEventTypes.optional(),
+    status: z.enum(['active', 'disabled']).optional(),
+  });
+}
+export type UpdateEndpointBody = z.output<ReturnType<typeof updateEndpointBody>>;
 
 export const ListEndpointsQuery = z.strictObject({ include_disabled: queryBool.default(false), ...paging });
 export const DeadLettersQuery = z.strictObject({ limit: queryInt(1, 200).default(50) });

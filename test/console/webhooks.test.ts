@@ -5,8 +5,9 @@ import { accountWithProject, checkPage, consoleCall, fitsNarrow, launchBrowser, 
 // The webhooks page in a real browser against the real service and a real receiver on
 // 127.0.0.1: an endpoint created with its secret shown once (and copied), a 422 on the URL
 // field, a test ping that fails every attempt and becomes a dead letter, its replay with the
-// same webhook-id, a 409 when a replay is already on its way, an edit (a replacement) and a
-// disable that each ask first.
+// same webhook-id, a 409 when a replay is already on its way, an edit in place (a 422 on its
+// URL field, then saved with the same signing secret), a disable that asks first, and enabling
+// the endpoint again.
 
 // Two attempts 150 ms apart: a failing ping is a dead letter within a second.
 const service = await startService({ WEBHOOK_RETRY_SCHEDULE_MS: '0,150' });
@@ -18,7 +19,7 @@ t.teardown(async () => {
   await service.close();
 });
 
-t.test('webhooks: create (secret once), ping → dead letter → replay, 422 and 409, edit and disable', async (t) => {
+t.test('webhooks: create (secret once), ping → dead letter → replay, 422 and 409, edit in place, disable and enable', async (t) => {
   const a = await accountWithProject(service);
   const { page, problems } = await openPage(browser);
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.baseUrl });
@@ -87,34 +88,61 @@ t.test('webhooks: create (secret once), ping → dead letter → replay, 422 and
   await deliveries.locator('.badge', { hasText: /^delivered$/ }).waitFor({ timeout: 20_000 });
   t.match(await deliveries.locator('tbody tr', { hasText: 'delivered' }).innerText(), /1 of 2[\s\S]*204/, 'the replay arrived on its first attempt');
 
-  // Edit: a replacement with a new secret; the old endpoint is disabled.
+  // Edit in place: a 422 lands on the edit form's URL field; then a rename and one more event
+  // are saved on the same endpoint, which keeps its signing secret.
+  const before = (await consoleCall(service, a.token, 'GET', `/console/v2/projects/${a.projectId}/webhooks`)).body as { id: string; revision: number }[];
   await page.getByRole('button', { name: 'Edit Orders' }).click();
-  await page.getByText('Endpoints cannot be changed in place').waitFor();
-  await page.getByRole('form', { name: 'Edit Orders' }).getByLabel('Endpoint name').fill('Orders v2');
-  await page.getByRole('button', { name: 'Save as a new endpoint' }).click();
-  await secretBox.waitFor();
-  const secret2 = (await secretBox.innerText()).trim();
-  t.not(secret2, secret, 'the replacement has its own secret');
-  await endpoints.locator('tr', { hasText: 'Orders v2' }).waitFor();
-  const oldRow = endpoints.locator('tr', { hasText: /Orders(?! v2)/ }).filter({ hasNotText: 'Orders v2' });
-  await oldRow.locator('.badge', { hasText: /^disabled$/ }).waitFor();
-  await deadLetters.getByText('endpoint disabled').waitFor();
-  const created = await consoleCall(service, a.token, 'GET', `/console/v2/projects/${a.projectId}/webhooks?include_disabled=true`);
-  t.same(
-    (created.body as { name: string; status: string; event_types: string[] }[]).sort((x, y) => x.name.localeCompare(y.name)).map((e) => [e.name, e.status, e.event_types]),
-    [
-      ['Orders', 'disabled', ['webhook.ping']],
-      ['Orders v2', 'active', ['webhook.ping']],
-    ],
-    'the service holds the replacement and the disabled original',
-  );
-
-  // Disable asks first.
+  const editForm = page.getByRole('form', { name: 'Edit Orders' });
+  await editForm.getByText('the signing secret stays the same').waitFor();
+  await editForm.getByLabel('Endpoint URL').fill('https://user:pw@hooks.example.com/x');
+  await editForm.getByRole('button', { name: 'Save changes' }).click();
+  const editUrlField = editForm.locator('.field', { has: page.getByLabel('Endpoint URL') });
+  await editUrlField.locator('.field-error').waitFor();
+  t.match(await editUrlField.locator('.field-error').innerText(), /credentials/, 'the PATCH 422 is placed on url');
+  await checkPage(t, page, 'webhooks-edit-422');
+  await editForm.getByLabel('Endpoint URL').fill(receiver.url);
+  await editForm.getByLabel('Endpoint name').fill('Orders v2');
+  await editForm.getByLabel('call.failed').check();
+  await editForm.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByText('Saved Orders v2 (revision 2).').waitFor();
+  t.equal(await secretBox.count(), 0, 'no new secret is shown');
   const v2 = endpoints.locator('tr', { hasText: 'Orders v2' });
+  t.match(await v2.innerText(), /Orders v2[\s\S]*webhook\.ping, call\.failed[\s\S]*active[\s\S]*rev 2/);
+  t.equal(await endpoints.locator('tbody tr').count(), 1, 'still one endpoint');
+  const after = (await consoleCall(service, a.token, 'GET', `/console/v2/projects/${a.projectId}/webhooks?include_disabled=true`)).body as {
+    id: string;
+    name: string;
+    status: string;
+    event_types: string[];
+    revision: number;
+  }[];
+  t.same(
+    after.map((e) => [e.id, e.name, e.status, [...e.event_types].sort(), e.revision]),
+    [[before[0].id, 'Orders v2', 'active', ['call.failed', 'webhook.ping'], before[0].revision + 1]],
+    'the service changed the same endpoint',
+  );
+  receiver.respond(() => ({ status: 204 }));
+  const seen = receiver.received.length;
+  await v2.getByRole('button', { name: 'Send a test ping to Orders v2' }).click();
+  const [afterEdit] = await receiver.waitFor(seen + 1).then((all) => all.slice(seen));
+  t.equal(verifyDelivery(secret, afterEdit).type, 'webhook.ping', 'the edited endpoint still signs with the first secret');
+
+  // Disable asks first; the dead letter can no longer be replayed.
   await v2.getByRole('button', { name: 'Disable' }).click();
   await v2.getByText('Its queued deliveries are cancelled').waitFor();
   await v2.getByRole('button', { name: 'Yes, disable' }).click();
   await v2.locator('.badge', { hasText: /^disabled$/ }).waitFor();
+  await deadLetters.getByText('endpoint disabled').waitFor();
+  t.equal(await v2.getByRole('button', { name: 'Send a test ping to Orders v2' }).count(), 0, 'a disabled endpoint offers no ping');
+  await checkPage(t, page, 'webhooks-disabled');
+
+  // Enable again: active, pings and replays are offered again.
+  await v2.getByRole('button', { name: 'Enable Orders v2' }).click();
+  await v2.locator('.badge', { hasText: /^active$/ }).waitFor();
+  await page.getByText('Orders v2 is enabled again').waitFor();
+  await deadLetters.getByRole('button', { name: 'Replay webhook.ping to Orders v2' }).waitFor();
+  const enabled = (await consoleCall(service, a.token, 'GET', `/console/v2/projects/${a.projectId}/webhooks`)).body as { id: string; status: string }[];
+  t.same(enabled.map((e) => [e.id, e.status]), [[before[0].id, 'active']], 'the service holds it active again');
   await fitsNarrow(t, page, 'webhooks');
   t.same(problems.errors, []);
 });

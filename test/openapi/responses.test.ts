@@ -134,7 +134,10 @@ t.test('webhooks (both doors)', async () => {
     ok(await call('GET', `${base}/webhooks`, headers), 'list webhooks');
     ok(await call('GET', `${base}/webhooks/dead-letters`, headers), 'dead letters');
     ok(await call('POST', `${base}/webhooks/${hook.id}/test`, headers), 'test webhook');
+    ok(await call('PATCH', `${base}/webhooks/${hook.id}`, headers, { name: 'ops 2', event_types: [] }), 'update webhook');
+    await call('PATCH', `${base}/webhooks/${hook.id}`, headers, { url: 'ftp://hooks.example.com/in' });
     ok(await call('DELETE', `${base}/webhooks/${hook.id}`, headers), 'disable webhook');
+    ok(await call('PATCH', `${base}/webhooks/${hook.id}`, headers, { status: 'active' }), 'enable webhook');
   }
 });
 

@@ -152,10 +152,16 @@ t.test('webhook endpoints and the catalogue', async (t) => {
   const ping = await hooks.test(created.id);
   t.ok(ping.delivery_id);
   t.same(await hooks.deadLetters({ limit: 10 }), []);
+  const edited = await hooks.update(created.id, { name: 'ops 2', event_types: ['call.failed'] });
+  t.same([edited.id, edited.name, edited.event_types, edited.revision], [created.id, 'ops 2', ['call.failed'], created.revision + 1]);
+  const refused = await hooks.update(created.id, { url: 'ftp://hooks.example.com/x' }).catch((e: unknown) => e);
+  t.ok(refused instanceof ValidationError && refused.status === 422, 'a bad URL is a ValidationError');
   const disabled = await hooks.disable(created.id);
   t.equal(disabled.status, 'disabled');
   t.same(await toArray(hooks.list()), []);
   t.equal((await toArray(hooks.list({ includeDisabled: true }))).length, 1);
+  t.equal((await hooks.update(created.id, { status: 'active' })).status, 'active', 'enabled again');
+  t.equal((await hooks.disable(created.id)).status, 'disabled');
   const other = await client.webhooks('00000000-0000-4000-8000-000000000000').create({ name: 'x', url: 'https://hooks.example.com/x' }).catch((e: unknown) => e);
   t.ok(other instanceof NotFoundError, "another project's path answers 404");
 

@@ -1,19 +1,29 @@
+import { connectCall, type Call } from '@voice-agent/browser';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, projectPath } from '../api';
-import type { CallHandle, CallState, StartCall } from '../call/client';
-import { startSocketCall } from '../call/socket-call';
+import { WORKLET_URLS } from '../call/worklets';
 import { useLocation } from '../router';
 import type { Agent, VoiceSession } from '../types';
 import { Badge, Empty, ErrorNote, Field, Loading, useLoad, usd } from '../ui';
 
-// Call an agent from this browser with the microphone: a console-door session, then the call
-// widget on its ws_url. The live transcript marks interruptions; the cost shows once settled.
+// Call an agent from this browser with the microphone: a console-door session, then the browser
+// client (@voice-agent/browser) on its ws_url, so capture and playback are the same AudioWorklets
+// as every browser call (the jitter buffer is flushed on `interrupted`). The live transcript marks
+// interruptions; the cost shows once settled.
 
-const startCall: StartCall = startSocketCall;
+type CallState = 'connecting' | 'live' | 'ended';
 
 interface Line {
   role: 'user' | 'assistant' | 'event';
   text: string;
+}
+
+/** Level meters refresh at this pace (the client reports every 20 ms frame). */
+const LEVEL_REFRESH_MS = 100;
+
+function interruptionText(heard: string | undefined, droppedMs: number): string {
+  const parts = [heard ? `the caller heard: “${heard}”` : '', droppedMs > 0 ? `${droppedMs} ms of queued speech dropped` : ''].filter(Boolean);
+  return parts.length ? `interrupted (${parts.join('; ')})` : 'interrupted';
 }
 
 export function TestCallPage({ projectId }: { projectId: string }) {
@@ -25,11 +35,24 @@ export function TestCallPage({ projectId }: { projectId: string }) {
   const [lines, setLines] = useState<Line[]>([]);
   const [error, setError] = useState<unknown>(null);
   const [session, setSession] = useState<VoiceSession | null>(null);
-  const handle = useRef<CallHandle | null>(null);
+  const [levels, setLevels] = useState({ input: 0, output: 0 });
+  const [muted, setMuted] = useState(false);
+  const call = useRef<Call | null>(null);
+  /** Hang up pressed before the socket opened: hang up as soon as it does. */
+  const hangUpEarly = useRef(false);
   const agent = agents.data?.find((a) => a.id === agentId) ?? (agents.data?.length === 1 ? agents.data[0] : undefined);
   const add = (l: Line) => setLines((cur) => [...cur, l]);
 
-  useEffect(() => () => handle.current?.hangUp(), []);
+  useEffect(() => () => call.current?.hangUp(), []);
+
+  // While live: show the latest levels a few times a second.
+  useEffect(() => {
+    if (state !== 'live') return;
+    const timer = setInterval(() => {
+      if (call.current) setLevels(call.current.levels);
+    }, LEVEL_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [state]);
 
   // After the call: poll the session until it is settled, to show the cost.
   useEffect(() => {
@@ -48,11 +71,27 @@ export function TestCallPage({ projectId }: { projectId: string }) {
     };
   }, [state, session?.id]);
 
+  const wire = (c: Call) => {
+    c.on('transcript', ({ role, text }) => add({ role, text }));
+    c.on('interrupted', ({ heard, droppedMs }) => add({ role: 'event', text: interruptionText(heard, droppedMs) }));
+    c.on('error', ({ message }) => add({ role: 'event', text: message }));
+    c.on('end', ({ reason, code }) => {
+      if (reason) add({ role: 'event', text: `call ended: ${reason}` });
+      else if (code !== 1000 && code !== 1005) add({ role: 'event', text: `the call closed (${code})` });
+      call.current = null;
+      setLevels({ input: 0, output: 0 });
+      setState('ended');
+    });
+  };
+
   const begin = async () => {
     if (!agent) return;
     setError(null);
     setLines([]);
     setSession(null);
+    setMuted(false);
+    hangUpEarly.current = false;
+    setState('connecting');
     try {
       const created = await api<{ session: VoiceSession & { sample_rate_in: number; sample_rate_out: number }; ws_url: string }>(
         'POST',
@@ -60,20 +99,32 @@ export function TestCallPage({ projectId }: { projectId: string }) {
         { agent_id: agent.id, variables: vars, metadata: { source: 'console test call' } },
       );
       setSession(created.session);
-      handle.current = await startCall(
-        { wsUrl: created.ws_url, sampleRateIn: created.session.sample_rate_in, sampleRateOut: created.session.sample_rate_out },
-        {
-          onState: setState,
-          onTranscript: (role, text) => add({ role, text }),
-          onInterrupted: (heard) => add({ role: 'event', text: heard ? `interrupted (the caller heard: “${heard}”)` : 'interrupted' }),
-          onEnded: (reason) => add({ role: 'event', text: `call ended: ${reason}` }),
-          onError: (message) => add({ role: 'event', text: message }),
-        },
-      );
+      const c = await connectCall({
+        wsUrl: created.ws_url,
+        sessionId: created.session.id,
+        sampleRateIn: created.session.sample_rate_in,
+        sampleRateOut: created.session.sample_rate_out,
+        workletUrls: WORKLET_URLS,
+      });
+      call.current = c;
+      wire(c);
+      setState('live');
+      if (hangUpEarly.current) c.hangUp();
     } catch (err) {
       setState('idle');
       setError(err);
     }
+  };
+
+  const hangUp = () => {
+    hangUpEarly.current = true;
+    call.current?.hangUp();
+  };
+
+  const toggleMute = () => {
+    if (!call.current) return;
+    call.current.mute(!call.current.isMuted);
+    setMuted(call.current.isMuted);
   };
 
   return (
@@ -115,9 +166,14 @@ export function TestCallPage({ projectId }: { projectId: string }) {
           <p class="muted">The browser asks for the microphone. Speak, and interrupt the agent to see barge-in.</p>
           <div class="row">
             {state === 'live' || state === 'connecting' ? (
-              <button type="button" class="danger" onClick={() => handle.current?.hangUp()}>
-                Hang up
-              </button>
+              <>
+                <button type="button" class="danger" onClick={hangUp}>
+                  Hang up
+                </button>
+                <button type="button" aria-pressed={muted} disabled={state !== 'live'} onClick={toggleMute}>
+                  {muted ? 'Unmute' : 'Mute'}
+                </button>
+              </>
             ) : (
               <button type="submit" class="primary" disabled={!agent}>
                 Start call
@@ -128,6 +184,16 @@ export function TestCallPage({ projectId }: { projectId: string }) {
             </span>
           </div>
         </form>
+      )}
+      {state === 'live' && (
+        <div class="row levels">
+          <label>
+            Microphone <meter min={0} max={1} value={levels.input} />
+          </label>
+          <label>
+            Agent <meter min={0} max={1} value={levels.output} />
+          </label>
+        </div>
       )}
       <ErrorNote error={error} />
       <h2>Live transcript</h2>

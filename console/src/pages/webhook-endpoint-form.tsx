@@ -3,10 +3,8 @@ import { api, projectPath } from '../api';
 import type { WebhookEndpoint } from '../types';
 import { ErrorNote, TextField, useSubmit } from '../ui';
 
-// Creating an endpoint, and "editing" one. The service has no in-place update of an endpoint
-// (contract §7 and spec §4.5 define create, list, disable, test and dead letters only), so an
-// edit is a replacement: a new endpoint with the edited fields and a new signing secret, then
-// the old one is disabled. The form says so before the person saves.
+// Creating an endpoint (POST; the signing secret comes back once) and editing one in place
+// (PATCH with only the changed fields; the signing secret stays, the revision goes up).
 
 export const EVENT_TYPES = ['call.completed', 'call.failed', 'webhook.ping'] as const;
 
@@ -19,37 +17,50 @@ interface Created {
 /** The first field error at `key` or below it (`event_types.0` counts for `event_types`). */
 const fieldError = (fields: Record<string, string>, key: string) => fields[key] ?? Object.entries(fields).find(([k]) => k.startsWith(`${key}.`))?.[1];
 
-export function EndpointForm({ projectId, replacing, onSaved, onCancel }: { projectId: string; replacing?: WebhookEndpoint; onSaved: (created: Created, disableError: unknown) => void; onCancel?: () => void }) {
-  const [name, setName] = useState(replacing?.name ?? '');
-  const [url, setUrl] = useState(replacing?.url ?? '');
-  const [events, setEvents] = useState<string[]>(replacing?.event_types ?? []);
+const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));
+
+export function EndpointForm({
+  projectId,
+  editing,
+  onCreated,
+  onUpdated,
+  onCancel,
+}: {
+  projectId: string;
+  editing?: WebhookEndpoint;
+  onCreated?: (created: Created) => void;
+  onUpdated?: (endpoint: WebhookEndpoint) => void;
+  onCancel?: () => void;
+}) {
+  const [name, setName] = useState(editing?.name ?? '');
+  const [url, setUrl] = useState(editing?.url ?? '');
+  const [events, setEvents] = useState<string[]>(editing?.event_types ?? []);
   const save = useSubmit();
-  const title = replacing ? `Edit ${replacing.name}` : 'Add an endpoint';
+  const title = editing ? `Edit ${editing.name}` : 'Add an endpoint';
   return (
     <form
       aria-label={title}
       onSubmit={(e) => {
         e.preventDefault();
         void save.run(async () => {
-          const created = await api<Created>('POST', projectPath(projectId, '/webhooks'), { name, url, event_types: events });
-          // The new secret must reach the person even if disabling the old endpoint fails.
-          let disableError: unknown = null;
-          if (replacing) await api('DELETE', projectPath(projectId, `/webhooks/${replacing.id}`)).catch((err: unknown) => (disableError = err));
-          onSaved(created, disableError);
-          if (!replacing) {
-            setName('');
-            setUrl('');
-            setEvents([]);
+          if (editing) {
+            const changes: Partial<Pick<WebhookEndpoint, 'name' | 'url' | 'event_types'>> = {};
+            if (name !== editing.name) changes.name = name;
+            if (url !== editing.url) changes.url = url;
+            if (!sameSet(events, editing.event_types)) changes.event_types = events;
+            onUpdated?.(await api<WebhookEndpoint>('PATCH', projectPath(projectId, `/webhooks/${editing.id}`), changes));
+            return;
           }
+          const created = await api<Created>('POST', projectPath(projectId, '/webhooks'), { name, url, event_types: events });
+          onCreated?.(created);
+          setName('');
+          setUrl('');
+          setEvents([]);
         });
       }}
     >
       <h3>{title}</h3>
-      {replacing && (
-        <p class="notice">
-          Endpoints cannot be changed in place. Saving creates a new endpoint with these settings and a <strong>new signing secret</strong>, then disables {replacing.name}.
-        </p>
-      )}
+      {editing && <p class="muted">Changes apply in place: the signing secret stays the same, and queued deliveries go to the new URL.</p>}
       <TextField label="Endpoint name" name="name" value={name} onInput={setName} error={save.fields.name} required />
       <TextField label="Endpoint URL" name="url" type="url" placeholder="https://example.com/hooks/voice" hint="https only, on a public host; deliveries are signed (Standard Webhooks)." value={url} onInput={setUrl} error={save.fields.url} required />
       <fieldset>
@@ -69,7 +80,7 @@ export function EndpointForm({ projectId, replacing, onSaved, onCancel }: { proj
       <ErrorNote error={save.error} />
       <div class="row">
         <button type="submit" class="primary" disabled={save.busy}>
-          {replacing ? 'Save as a new endpoint' : 'Create endpoint'}
+          {editing ? 'Save changes' : 'Create endpoint'}
         </button>
         {onCancel && (
           <button type="button" onClick={onCancel}>

@@ -5,8 +5,8 @@ import { Badge, ConfirmButton, Empty, ErrorNote, Loading, SecretOnce, useLoad, w
 import { DeadLetters, Deliveries } from './webhook-deliveries';
 import { EndpointForm } from './webhook-endpoint-form';
 
-// Webhook endpoints of the project: create (the signing secret shown once), edit (as a
-// replacement), disable, test ping; below them the delivery log and the dead letters.
+// Webhook endpoints of the project: create (the signing secret shown once), edit in place,
+// disable and enable again, test ping; below them the delivery log and the dead letters.
 
 interface PingResult {
   delivery_id: string;
@@ -34,10 +34,14 @@ export function WebhooksPage({ projectId }: { projectId: string }) {
     list.reload();
     setActivity((n) => n + 1);
   };
-  const saved = (created: { name: string; signing_secret: string }, disableError: unknown) => {
-    setSecret({ name: created.name, value: created.signing_secret });
+  const created = (c: { name: string; signing_secret: string }) => {
+    setSecret({ name: c.name, value: c.signing_secret });
+    list.reload();
+  };
+  const updated = (e: WebhookEndpoint) => {
     setEditing(null);
-    setRowError(disableError);
+    setRowError(null);
+    setNote(`Saved ${e.name} (revision ${e.revision}).`);
     list.reload();
   };
   return (
@@ -88,7 +92,7 @@ export function WebhooksPage({ projectId }: { projectId: string }) {
                     </td>
                     <td>{when(e.created_at)}</td>
                     <td class="row">
-                      {e.status === 'active' && (
+                      {e.status === 'active' ? (
                         <>
                           <button
                             type="button"
@@ -107,6 +111,24 @@ export function WebhooksPage({ projectId }: { projectId: string }) {
                           </button>
                           <ConfirmButton label="Disable" question={`Disable ${e.name}? Its queued deliveries are cancelled.`} onConfirm={() => row(() => api('DELETE', projectPath(projectId, `/webhooks/${e.id}`)))} />
                         </>
+                      ) : (
+                        <>
+                          <button
+                            type="button"
+                            aria-label={`Enable ${e.name}`}
+                            onClick={() =>
+                              void row(async () => {
+                                await api('PATCH', projectPath(projectId, `/webhooks/${e.id}`), { status: 'active' });
+                                setNote(`${e.name} is enabled again; deliveries cancelled while it was disabled stay cancelled.`);
+                              })
+                            }
+                          >
+                            Enable
+                          </button>
+                          <button type="button" aria-label={`Edit ${e.name}`} onClick={() => setEditing(e)}>
+                            Edit
+                          </button>
+                        </>
                       )}
                     </td>
                   </tr>
@@ -116,9 +138,9 @@ export function WebhooksPage({ projectId }: { projectId: string }) {
           </div>
         )}
         {editing ? (
-          <EndpointForm key={editing.id} projectId={projectId} replacing={editing} onSaved={saved} onCancel={() => setEditing(null)} />
+          <EndpointForm key={editing.id} projectId={projectId} editing={editing} onUpdated={updated} onCancel={() => setEditing(null)} />
         ) : (
-          <EndpointForm projectId={projectId} onSaved={saved} />
+          <EndpointForm projectId={projectId} onCreated={created} />
         )}
       </section>
       <Deliveries projectId={projectId} endpoints={endpoints} tick={activity} onChange={() => setDeadTick((n) => n + 1)} />

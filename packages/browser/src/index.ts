@@ -1,7 +1,10 @@
-import { Call } from './call.js';
+import { CallRefusedError, connectPrepared, prepareAudio, releaseAudio } from './connect.js';
+import type { Call } from './call.js';
 
-// @voice-agent/browser: start a call to an agent from a web page with a publishable key.
+// @voice-agent/browser: start a call to an agent from a web page with a publishable key
+// (startCall), or connect a session created elsewhere by its ws_url (connectCall).
 export { Call } from './call.js';
+export { CallRefusedError, connectCall, type ConnectCallOptions } from './connect.js';
 export type { CallEvents, Role } from './events.js';
 
 export interface StartCallOptions {
@@ -17,21 +20,10 @@ export interface StartCallOptions {
   audio?: MediaTrackConstraints;
 }
 
-/** The service refused the call: `status` and `detail` are its answer. */
-export class CallRefusedError extends Error {
-  constructor(readonly status: number, readonly detail: unknown) {
-    super(`call refused (${status}): ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`);
-    this.name = 'CallRefusedError';
-  }
-}
-
-async function openSocket(url: string): Promise<WebSocket> {
-  const ws = new WebSocket(url);
-  await new Promise<void>((resolve, reject) => {
-    ws.onopen = () => resolve();
-    ws.onclose = (ev) => reject(new CallRefusedError(ev.code, ev.reason || 'media socket closed before it opened'));
-  });
-  return ws;
+interface BrowserSessionResponse {
+  detail?: unknown;
+  ws_url?: string;
+  session?: { id: string; sample_rate_in?: number; sample_rate_out?: number };
 }
 
 /**
@@ -39,32 +31,24 @@ async function openSocket(url: string): Promise<WebSocket> {
  * its media socket. Call it from a user gesture so the AudioContext may start.
  */
 export async function startCall(opts: StartCallOptions): Promise<Call> {
-  const context = new AudioContext({ latencyHint: 'interactive' });
-  const base = opts.workletBaseUrl ?? new URL('./', import.meta.url);
-  let stream: MediaStream | null = null;
+  // The microphone first: a refused permission creates no session.
+  const setup = await prepareAudio(opts);
   try {
-    await context.audioWorklet.addModule(new URL('capture-worklet.js', base).href);
-    await context.audioWorklet.addModule(new URL('playback-worklet.js', base).href);
-    stream = await navigator.mediaDevices.getUserMedia({
-      audio: { ...opts.audio, echoCancellation: true, noiseSuppression: true, autoGainControl: true, channelCount: 1 },
-    });
     const res = await fetch(`${opts.baseUrl.replace(/\/+$/, '')}/v2/browser/sessions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-publishable-key': opts.publishableKey },
       body: JSON.stringify({ agent_id: opts.agentId, ...(opts.variables ? { variables: opts.variables } : {}) }),
     });
-    const body = (await res.json().catch(() => ({}))) as { detail?: unknown; ws_url?: string; session?: { id: string } };
+    const body = (await res.json().catch(() => ({}))) as BrowserSessionResponse;
     if (!res.ok || !body.ws_url || !body.session) throw new CallRefusedError(res.status, body.detail ?? res.statusText);
-    const ws = await openSocket(body.ws_url);
-    const capture = new AudioWorkletNode(context, 'voice-capture', { numberOfInputs: 1, numberOfOutputs: 0 });
-    const playback = new AudioWorkletNode(context, 'voice-playback', { numberOfInputs: 0, numberOfOutputs: 1, outputChannelCount: [1] });
-    context.createMediaStreamSource(stream).connect(capture);
-    playback.connect(context.destination);
-    if (context.state === 'suspended') await context.resume();
-    return new Call({ ws, context, stream, capture, playback, sessionId: body.session.id });
+    return await connectPrepared(setup, {
+      wsUrl: body.ws_url,
+      sessionId: body.session.id,
+      sampleRateIn: body.session.sample_rate_in,
+      sampleRateOut: body.session.sample_rate_out,
+    });
   } catch (err) {
-    for (const track of stream?.getTracks() ?? []) track.stop();
-    await context.close();
+    await releaseAudio(setup);
     throw err;
   }
 }

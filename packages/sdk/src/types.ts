@@ -33,6 +33,7 @@ export type BrowserSessionRequest = BodyOf<'/v2/browser/sessions', 'post'>;
 export type WebhookEndpoint = ItemOf<'/v2/projects/{project_id}/webhooks'>;
 export type CreateWebhookEndpointRequest = BodyOf<'/v2/projects/{project_id}/webhooks', 'post'>;
 export type CreatedWebhookEndpoint = ResponseOf<'/v2/projects/{project_id}/webhooks', 'post'>;
+export type UpdateWebhookEndpointRequest = BodyOf<'/v2/projects/{project_id}/webhooks/{endpoint_id}', 'patch'>;
 export type WebhookTestResult = ResponseOf<'/v2/projects/{project_id}/webhooks/{endpoint_id}/test', 'post'>;
 export type DeadLetter = ItemOf<'/v2/projects/{project_id}/webhooks/dead-letters'>;
 export type CatalogueEntry = ItemOf<'/v2/providers/catalogue'>;

@@ -8,7 +8,7 @@ import { endpointDelivery, insertDeliveries } from './webhook-deliveries.js';
 import type { DueDelivery } from './webhook-deliveries.js';
 import { insertWebhookEvent } from './webhook-events.js';
 
-// Webhook endpoints: create (secret shown once), list, disable, test ping, dead letters.
+// Webhook endpoints: create (secret shown once), list, update, disable, test ping, dead letters.
 
 export interface WebhookEndpointInfo {
   id: string;
@@ -93,9 +93,60 @@ export async function disableEndpoint(ctx: AppContext, projectId: string, endpoi
       where id = ${endpointId} and project_id = ${projectId}
       returning ${tx(COLUMNS)}`;
     if (!row) throw errors.notFound('webhook endpoint not found');
-    await tx`
-      update webhook_deliveries set status = 'cancelled', last_error = 'endpoint disabled', lease_until = null, updated_at = ${now}
-      where endpoint_id = ${endpointId} and status in ('pending', 'sending')`;
+    await cancelOpenDeliveries(tx, endpointId, now);
+    return row;
+  });
+}
+
+async function cancelOpenDeliveries(tx: Tx, endpointId: string, now: Date): Promise<void> {
+  await tx`
+    update webhook_deliveries set status = 'cancelled', last_error = 'endpoint disabled', lease_until = null, updated_at = ${now}
+    where endpoint_id = ${endpointId} and status in ('pending', 'sending')`;
+}
+
+export interface EndpointChanges {
+  name?: string;
+  url?: string;
+  event_types?: string[];
+  status?: 'active' | 'disabled';
+}
+
+const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));
+
+/**
+ * Changes the fields given, in one transaction with the endpoint row locked. A change bumps the
+ * revision (so a new ping is not deduplicated against the old URL). Disabling cancels the open
+ * deliveries, as DELETE does; on an endpoint that stays active they move to the new revision and
+ * URL, so retries go where the endpoint now points. Enabling again revives nothing cancelled.
+ * Sending what is already there changes nothing, revision included.
+ */
+export async function updateEndpoint(ctx: AppContext, projectId: string, endpointId: string, changes: EndpointChanges): Promise<WebhookEndpointInfo> {
+  const now = ctx.clock.now();
+  return ctx.sql.begin<WebhookEndpointInfo>(async (tx) => {
+    const [cur] = await tx<WebhookEndpointInfo[]>`
+      select ${tx(COLUMNS)} from webhook_endpoints
+      where id = ${endpointId} and project_id = ${projectId} for update`;
+    if (!cur) throw errors.notFound('webhook endpoint not found');
+    const next = {
+      name: changes.name ?? cur.name,
+      url: changes.url ?? cur.url,
+      event_types: changes.event_types ? [...new Set(changes.event_types)] : cur.event_types,
+      status: changes.status ?? cur.status,
+    };
+    const changed = next.name !== cur.name || next.url !== cur.url || next.status !== cur.status || !sameSet(next.event_types, cur.event_types);
+    if (!changed) return cur;
+    const [row] = await tx<WebhookEndpointInfo[]>`
+      update webhook_endpoints
+      set name = ${next.name}, url = ${next.url}, event_types = ${next.event_types}, status = ${next.status},
+          revision = revision + 1, updated_at = ${now}
+      where id = ${endpointId}
+      returning ${tx(COLUMNS)}`;
+    if (row.status === 'disabled') await cancelOpenDeliveries(tx, endpointId, now);
+    else if (cur.status === 'active') {
+      await tx`
+        update webhook_deliveries set endpoint_revision = ${row.revision}, url = ${row.url}, updated_at = ${now}
+        where endpoint_id = ${endpointId} and endpoint_revision = ${cur.revision} and status in ('pending', 'sending')`;
+    }
     return row;
   });
 }

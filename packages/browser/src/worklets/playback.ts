@@ -1,16 +1,17 @@
 import { StreamResampler } from './resample.js';
 
-// 24 kHz PCM16 from the server → the output at the context's rate, through a jitter buffer:
+// PCM16 from the server at the session's sample_rate_out (processorOptions.inRate, default
+// 24 kHz) → the output at the context's rate, through a jitter buffer:
 // playback starts (and restarts after running dry) once PREROLL_MS is queued, inside the
 // 60–100 ms band. `flush` empties the queue; the next render quantum (128 frames) is silent.
 // Every LEVEL_QUANTA quanta the output RMS is posted (input to level meters and tests).
 
-const IN_RATE = 24000;
+const DEFAULT_IN_RATE = 24000;
 const PREROLL_MS = 80;
 const LEVEL_QUANTA = 4;
 
 class PlaybackProcessor extends AudioWorkletProcessor {
-  private readonly resampler = new StreamResampler(IN_RATE, sampleRate);
+  private readonly resampler: StreamResampler;
   /** Queued output-rate samples, as a list of chunks. */
   private chunks: Float32Array[] = [];
   private head = 0;
@@ -21,8 +22,9 @@ class PlaybackProcessor extends AudioWorkletProcessor {
   private sumSq = 0;
   private count = 0;
 
-  constructor() {
-    super();
+  constructor(options?: ProcessorOptions) {
+    super(options);
+    this.resampler = new StreamResampler(options?.processorOptions?.inRate ?? DEFAULT_IN_RATE, sampleRate);
     this.port.onmessage = (ev: MessageEvent<{ type: 'audio'; pcm: Int16Array } | { type: 'flush' }>) => {
       const msg = ev.data;
       if (msg.type === 'flush') {

@@ -1,6 +1,6 @@
 import type { RequestOptions } from '../http.js';
 import type { ListOptions } from '../paginate.js';
-import type { CreatedWebhookEndpoint, CreateWebhookEndpointRequest, DeadLetter, WebhookEndpoint, WebhookTestResult } from '../types.js';
+import type { CreatedWebhookEndpoint, CreateWebhookEndpointRequest, DeadLetter, UpdateWebhookEndpointRequest, WebhookEndpoint, WebhookTestResult } from '../types.js';
 import { Resource, seg } from './base.js';
 
 /** A project's webhook endpoints (spec §4.5, §4.6); `base` ends at the project. */
@@ -12,6 +12,13 @@ export class Webhooks extends Resource {
   /** The answer is the only time the signing secret is shown. */
   create(body: CreateWebhookEndpointRequest, opts?: RequestOptions): Promise<CreatedWebhookEndpoint> {
     return this.call('POST', '/webhooks', opts, body);
+  }
+  /**
+   * Changes the fields sent (name, url, event_types, status) in place; the signing secret stays.
+   * `status: 'active'` enables a disabled endpoint again; `'disabled'` works as `disable`.
+   */
+  update(endpointId: string, body: UpdateWebhookEndpointRequest, opts?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.call('PATCH', `/webhooks/${seg(endpointId)}`, opts, body);
   }
   /** Disables the endpoint and cancels its queued deliveries. */
   disable(endpointId: string, opts?: RequestOptions): Promise<WebhookEndpoint> {

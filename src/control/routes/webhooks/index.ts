@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createEndpoint, disableEndpoint, listDeadLetters, listEndpoints, pingEndpoint } from '../../../db/repos/webhooks.js';
+import { createEndpoint, disableEndpoint, listDeadLetters, listEndpoints, pingEndpoint, updateEndpoint } from '../../../db/repos/webhooks.js';
 import { kickDeliveries } from '../../../webhooks/queue.js';
 import { defineProjectRoute, type Router } from '../../route.js';
 import { named } from '../../../contract/api-schemas.js';
@@ -9,12 +9,13 @@ import {
   DeadLetterInfo,
   DeadLettersQuery,
   ListEndpointsQuery,
+  updateEndpointBody,
   WebhookEndpointInfo,
   WebhookEndpointPath,
   WebhookTestResult,
 } from '../../../contract/webhooks.js';
 
-/** Spec 4.5–4.6: the same five operations on `/v2/projects/:project_id/webhooks` and the console door. */
+/** Spec 4.5–4.6: the same operations on `/v2/projects/:project_id/webhooks` and the console door (PATCH edits in place). */
 export function webhookRoutes(router: Router): void {
   const { ctx } = router;
   const common = { tag: 'webhooks', machineProjectInPath: true } as const;
@@ -27,6 +28,9 @@ export function webhookRoutes(router: Router): void {
 
   defineProjectRoute(router, { ...common, method: 'GET', path: '/webhooks/dead-letters', operationId: 'listWebhookDeadLetters', summary: 'Deliveries that exhausted their retries', scope: 'webhook:read', query: DeadLettersQuery, status: 200, response: z.array(DeadLetterInfo) }, async ({ project, query }) =>
     listDeadLetters(ctx, project.projectId, query.limit));
+
+  defineProjectRoute(router, { ...common, method: 'PATCH', path: '/webhooks/:endpoint_id', operationId: 'updateWebhookEndpoint', summary: 'Change a webhook endpoint in place (only sent fields change; status disables or enables again)', scope: 'webhook:write', params: WebhookEndpointPath, body: named(updateEndpointBody(ctx.config.ALLOW_PRIVATE_URLS), 'UpdateWebhookEndpointRequest'), status: 200, response: WebhookEndpointInfo }, async ({ project, params, body }) =>
+    updateEndpoint(ctx, project.projectId, params.endpoint_id, body));
 
   defineProjectRoute(router, { ...common, method: 'DELETE', path: '/webhooks/:endpoint_id', operationId: 'disableWebhookEndpoint', summary: 'Disable a webhook endpoint (cancels its queued deliveries)', errors: [409], scope: 'webhook:write', params: WebhookEndpointPath, status: 200, response: WebhookEndpointInfo }, async ({ project, params }) =>
     disableEndpoint(ctx, project.projectId, params.endpoint_id));
