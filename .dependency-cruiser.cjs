@@ -5,6 +5,7 @@ const LAYERS = [
   ['control'], // HTTP: Fastify routes of both doors
   ['conversation'], // the engine, injected into media by roles/media.ts
   ['media'], // the media socket, transports, call registry
+  ['campaigns'], // batch campaigns: each row an outbound call through telephony's admission
   ['telephony'], // outbound/inbound calls, dialling, carrier callbacks
   ['health'], // readiness checks every role answers
   ['sessions'], // admission, activation, settlement, slots

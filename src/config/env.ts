@@ -68,6 +68,8 @@ const EnvSchema = z.object({
   /** `echo` plays the caller back instead of running the agent (media load tests). */
   MEDIA_PIPELINE: z.enum(['agent', 'echo']).default('agent'),
   DRAIN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
+  /** Worker role: how often the campaign scheduler settles ended calls and dials due rows. */
+  CAMPAIGN_TICK_MS: z.coerce.number().int().min(20).max(60_000).default(1000),
   /**
    * Media socket (both transports): the messages per second one socket may send, sustained
    * (token bucket, every message counts). Over it: one `error` frame (browser sockets), close 1008.

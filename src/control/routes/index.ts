@@ -13,6 +13,7 @@ import { carrierRoutes } from './carriers/index.js';
 import { callPageRoutes } from './call-page.js';
 import { consolePages } from './console-pages.js';
 import { webhookDeliveryRoutes } from './webhook-deliveries/index.js';
+import { campaignRoutes } from './campaigns/index.js';
 
 /** Every resource's routes; each resource lives in its own folder. */
 export function registerRoutes(router: Router): void {
@@ -29,5 +30,6 @@ export function registerRoutes(router: Router): void {
   carrierRoutes(router);
   callPageRoutes(router.app, router.ctx);
   webhookDeliveryRoutes(router);
+  campaignRoutes(router);
   consolePages(router);
 }
