@@ -33,14 +33,14 @@ export async function createContext(config: Config, overrides: Partial<AppContex
       throw err;
     });
   }
-  const boundedRedis = overrides.boundedRedis ?? createBoundedRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS);
+  const boundedRedis = overrides.boundedRedis ?? createBoundedRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_CLUSTER_NODES);
   logRedisOutages(boundedRedis, log);
   // It fails commands while it connects (no offline queue): give it a moment at start. Redis
   // down at start is not fatal; slots and rate windows answer "unavailable" until it is back.
   await redisReady(boundedRedis, 2000).catch((err: unknown) => log.warn({ err: { message: (err as Error).message } }, 'redis not reachable at start'));
   let redis = overrides.redis;
   if (!redis) {
-    redis = createRedis(config.REDIS_URL);
+    redis = createRedis(config.REDIS_URL, config.REDIS_CLUSTER_NODES);
     redis.on('error', () => {}); // an outage is logged once, by boundedRedis's listener
   }
   return {

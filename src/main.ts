@@ -31,6 +31,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // A media process of the supervisor (MEDIA_PROCESSES > 1) never outlives it, even a kill -9 of it.
+  if (process.env.MEDIA_SUPERVISED === '1') process.on('disconnect', () => void shutdown('supervisor gone'));
 }
 
 main().catch((err) => {

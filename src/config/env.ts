@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 // Environment is parsed once, here; everything else receives a typed Config.
@@ -75,6 +76,24 @@ const EnvSchema = z.object({
    * (token bucket, every message counts). Over it: one `error` frame (browser sockets), close 1008.
    */
   MEDIA_MAX_MESSAGES_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(200),
+  /**
+   * Scale-out (docs/media.md): media processes `npm start` runs on this host, on MEDIA_PORT, +1, ...
+   * (`auto`: one per core). Each registers in Redis with its own public URL (PUBLIC_MEDIA_URL with
+   * `{index}` / `{port}` filled in, or else its port replaced).
+   */
+  MEDIA_PROCESSES: z
+    .string()
+    .default('1')
+    .transform((v) => (v === 'auto' ? Math.max(1, availableParallelism()) : Number(v)))
+    .pipe(z.number().int().min(1).max(256)),
+  /** Calls one media process takes at most: admission picks another node (or answers 503) past it. */
+  MEDIA_CAPACITY: z.coerce.number().int().min(1).max(100_000).default(300),
+  /** `host:port,...` of a Redis Cluster's seed nodes: used instead of REDIS_URL (its credentials and TLS still apply). */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .regex(/^[^,:\s]+:\d+(,[^,:\s]+:\d+)*$/, 'comma-separated host:port')
+    .transform((v) => v.split(',').map((n) => ({ host: n.slice(0, n.lastIndexOf(':')), port: Number(n.slice(n.lastIndexOf(':') + 1)) })))
+    .optional(),
   /** Media socket: the bucket's size, i.e. how many messages one socket may send at once. */
   MEDIA_MESSAGE_BURST: z.coerce.number().int().min(1).max(10_000_000).default(400),
 });

@@ -13,6 +13,7 @@ import type { VoiceSession } from './voice-session.js';
 import { installHealthRoutes } from './health-routes.js';
 import { MessageRatePolicy } from './message-rate.js';
 import { browserOriginRefusal } from './browser-origin.js';
+import { NodeRegistry } from './node-registry.js';
 
 export interface MediaServer {
   port: number;
@@ -36,6 +37,8 @@ export interface MediaServerOptions {
   routes?: ((app: uWS.TemplatedApp, calls: CallStarter) => void)[];
   /** Builds every call's pipeline instead of `pipeline` (tests inject scripted pipelines). */
   pipelineFactory?: (row: SessionRow) => CallPipeline | Promise<CallPipeline>;
+  /** Registers the node for admission to pick (the media role; src/media/node-registry.ts). */
+  register?: { publicUrl: (port: number) => string; capacity: number };
 }
 
 /**
@@ -133,11 +136,14 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
     throw err;
   }
   const port = uWS.us_socket_local_port(listenSocket);
+  const registry = opts.register ? new NodeRegistry(ctx, { nodeId, publicUrl: opts.register.publicUrl(port), capacity: opts.register.capacity, live: () => calls.sessions }, log) : null;
 
   let drained: Promise<void> | null = null;
   const drain = (graceMs: number) =>
     (drained ??= (async () => {
+      await registry?.drain(); // admission stops sending calls here before the wait begins
       await calls.drain(graceMs);
+      await registry?.stop();
       uWS.us_listen_socket_close(listenSocket);
       log.info({ node_id: nodeId }, 'media socket drained');
     })());

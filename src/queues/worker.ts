@@ -1,6 +1,7 @@
 import { Worker, type Job, type WorkerOptions } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import type { AppContext } from '../shared/app-context.js';
+import { openRedis } from '../shared/redis.js';
 import type { QueueDef } from './jobs.js';
 import { forBullMQ, parseJobData } from './permanent.js';
 import { bullPrefix } from './prefix.js';
@@ -31,7 +32,7 @@ export interface QueueWorker {
 export async function startQueueWorker<Data>(ctx: AppContext, spec: QueueWorkerSpec<Data>): Promise<QueueWorker> {
   const { queue: def } = spec;
   // A worker blocks on its connection, so it has its own; BullMQ requires maxRetriesPerRequest: null.
-  const redis = new Redis(ctx.config.REDIS_URL, { ...spec.redis, maxRetriesPerRequest: null });
+  const redis = openRedis(ctx.config.REDIS_URL, ctx.config.REDIS_CLUSTER_NODES, { ...spec.redis, maxRetriesPerRequest: null });
   redis.on('error', (err: Error) => ctx.log.warn({ err: { message: err.message } }, `${def.label} worker redis error`));
   const worker = new Worker(
     def.name,

@@ -7,6 +7,7 @@ import { telnyxStreamRoute } from '../media/telnyx-stream-route.js';
 import { uwsFallbackReason } from '../media/uws-native.js';
 import { createAdapters } from '../providers/registry.js';
 import { timedAdapters } from './provider-timing.js';
+import { mediaPublicUrl } from './media-url.js';
 
 export interface MediaNodeOptions extends Omit<MediaServerOptions, 'agentPipeline'> {
   /** How agent calls are built (tests and benchmarks inject providers). */
@@ -28,6 +29,9 @@ export async function startMediaNode(ctx: AppContext, opts: MediaNodeOptions): P
 /** The media role: the uWebSockets.js media socket (browsers and Twilio streams). Its stop function drains (DRAIN_GRACE_MS). */
 export async function start(ctx: AppContext): Promise<() => Promise<void>> {
   const nodeId = randomUUID();
-  const server = await startMediaNode(ctx, { port: ctx.config.MEDIA_PORT, host: ctx.config.HOST, nodeId, routes: [twilioStreamRoute(ctx, nodeId), telnyxStreamRoute(ctx, nodeId)] });
+  const { PUBLIC_MEDIA_URL, MEDIA_CAPACITY } = ctx.config;
+  // Registered for admission to pick (a child of the media supervisor gets its own URL already filled in).
+  const register = { publicUrl: (port: number) => mediaPublicUrl(PUBLIC_MEDIA_URL, port, 0, 1), capacity: MEDIA_CAPACITY };
+  const server = await startMediaNode(ctx, { port: ctx.config.MEDIA_PORT, host: ctx.config.HOST, nodeId, register, routes: [twilioStreamRoute(ctx, nodeId), telnyxStreamRoute(ctx, nodeId)] });
   return () => server.drain(ctx.config.DRAIN_GRACE_MS);
 }

@@ -20,7 +20,11 @@ export async function runRoles(ctx: AppContext, roles: readonly Role[]): Promise
   const metrics = await startMetricsServer(ctx.config.METRICS_PORT, ctx.config.METRICS_HOST);
   ctx.log.info({ metrics_port: metrics.port, metrics_host: ctx.config.METRICS_HOST }, 'metrics at /metrics');
   const stops: Stop[] = [() => metrics.close()];
-  for (const role of roles) stops.push(await (await ROLE_MODULES[role]()).start(ctx));
+  for (const role of roles) {
+    // MEDIA_PROCESSES > 1: the media role runs as supervised child processes (media-supervisor.ts).
+    const load = role === 'media' && ctx.config.MEDIA_PROCESSES > 1 ? () => import('./media-supervisor.js') : ROLE_MODULES[role];
+    stops.push(await (await load()).start(ctx));
+  }
   return async () => {
     // From here session admission answers 503 and the media socket refuses with 1013; the
     // media role's stop waits DRAIN_GRACE_MS, ends the remaining calls (1013) and settles them.

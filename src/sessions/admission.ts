@@ -15,6 +15,7 @@ import { holdFor, RATE_NANO_USD_PER_MIN, RATE_VERSION } from '../contract/money.
 import { CREATED_SLOT_MARGIN_MS, releaseKeySlot, releaseSlot, takeSlot, type KeyBudget } from './slots.js';
 import { keySlotLeaseUntil } from './slot-layout.js';
 import { countLiveKeySessions, setSessionPublishableKey } from '../db/repos/publishable-keys.js';
+import { pickMediaNode, releaseMediaNode, type MediaTarget } from './media-nodes.js';
 
 export const WS_URL_TTL_SECONDS = 60;
 export const MAX_DURATION_CAP_SECONDS = 14_400;
@@ -92,6 +93,8 @@ export interface AdmittedCall {
   /** The single-use media token in clear (only its hash is stored). */
   token: string;
   expiresAt: Date;
+  /** The media node picked for the call: its URL prefixes the ws_url or stream URL. */
+  media: MediaTarget;
 }
 
 /** Retry-After of a 429 from the live-session count in Postgres (calls end, created sessions expire). */
@@ -144,7 +147,11 @@ export async function admitCall(ctx: AppContext, projectId: string, req: CallAdm
   });
   if (!slot.taken) throw sessionErrors.concurrencyLimit(slot.retryAfterSeconds);
 
+  // The media node last: a project at its limit hears 429 whatever the nodes' load.
+  let media: MediaTarget | null = null;
   try {
+    const target = (media = await pickMediaNode(ctx, sessionId, req.tokenTtlSeconds * 1000));
+
     const row = await ctx.sql.begin(async (tx) => {
       if (req.begin) await req.begin(tx);
       const wallet = await lockWallet(tx, projectId);
@@ -176,6 +183,8 @@ export async function admitCall(ctx: AppContext, projectId: string, req: CallAdm
         hold_nano_usd: hold,
         token_hash: sha256Hex(token),
         token_expires_at: expiresAt,
+        media_node_id: target.nodeId,
+        media_node_url: target.nodeId ? target.url : null,
       });
       await placeHold(tx, projectId, sessionId, hold, now);
       if (pk) {
@@ -184,8 +193,9 @@ export async function admitCall(ctx: AppContext, projectId: string, req: CallAdm
       }
       return req.finish ? req.finish(tx, inserted) : inserted;
     });
-    return { row, token, expiresAt };
+    return { row, token, expiresAt, media: target };
   } catch (err) {
+    if (media) await releaseMediaNode(ctx, media, sessionId).catch(() => {});
     await giveBack().catch((e: unknown) =>
       ctx.log.warn({ err: { message: (e as Error).message }, session_id: sessionId }, 'slot of a failed admission not released; its lease will expire'),
     );
@@ -201,10 +211,10 @@ export async function admitSession(
   extra: Pick<CallAdmission, 'publishableKey'> & { tokenTtlSeconds?: number } = {},
 ): Promise<AdmittedSession> {
   const ttl = extra.tokenTtlSeconds ?? WS_URL_TTL_SECONDS;
-  const { row, token } = await admitCall(ctx, projectId, { ...body, direction: 'web', tokenTtlSeconds: ttl, publishableKey: extra.publishableKey });
+  const { row, token, media } = await admitCall(ctx, projectId, { ...body, direction: 'web', tokenTtlSeconds: ttl, publishableKey: extra.publishableKey });
   return {
     session: toSessionInfo(row),
-    ws_url: `${ctx.config.PUBLIC_MEDIA_URL}/v2/voice/sessions/${row.id}/stream?token=${token}`,
+    ws_url: `${media.url}/v2/voice/sessions/${row.id}/stream?token=${token}`,
     expires_in_seconds: ttl,
   };
 }

@@ -58,6 +58,8 @@ export async function activate(ctx: AppContext, sessionId: string, token: string
     if (row.token_used_at) return refuse(CloseCode.badToken, 'token already used');
     const tokenOk = !!token && row.token_hash !== null && safeEqual(sha256Hex(token), row.token_hash);
     if (!tokenOk) return refuse(CloseCode.badToken, 'bad token');
+    // Admission sent the call to one node (its load counts it there); another may not take it. The token stays unused.
+    if (row.media_node_id && row.media_node_id !== nodeId) return refuse(CloseCode.notConnectable, 'session belongs to another media node');
     const doorRefusal = await checks.refusal(tx, row);
     if (doorRefusal) return doorRefusal;
     const now = ctx.clock.now();

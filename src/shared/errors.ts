@@ -106,6 +106,16 @@ export const sessionErrors = {
       'retry-after': String(retryAfterSeconds),
     }),
   sessionNotFound: () => new AppError('VC_ERR_NOT_FOUND', 404, 'not_found', 'voice session not found'),
+  /** Every live media node is full or draining (issue 21: admission picks a node with room). */
+  noMediaCapacity: (retryAfterSeconds: number) =>
+    new AppError('VC_ERR_UNAVAILABLE_MEDIA_CAPACITY', 503, 'connectivity', 'no media node has room for another call, retry later', {
+      'retry-after': String(retryAfterSeconds),
+    }),
+  /** The media node registry in Redis cannot be read. */
+  mediaNodesUnavailable: (retryAfterSeconds: number) =>
+    new AppError('VC_ERR_UNAVAILABLE_MEDIA_NODES', 503, 'connectivity', 'media nodes unavailable, retry later', {
+      'retry-after': String(retryAfterSeconds),
+    }),
   agentNotFound: () => new AppError('VC_ERR_NOT_FOUND', 404, 'not_found', 'agent not found'),
 };
 

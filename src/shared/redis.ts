@@ -1,14 +1,44 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 export type { Redis };
+
+/** A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES). */
+export interface ClusterNode {
+  host: string;
+  port: number;
+}
+
+/**
+ * One client: a plain connection to `url`, or with `clusterNodes` an ioredis Cluster (typed as
+ * Redis: the commands the service uses are the same; every multi-key command and script keeps
+ * its keys in one hash slot, see docs/media.md "Redis Cluster"). Credentials, database-less
+ * options and TLS of `url` apply to every cluster node.
+ */
+export function openRedis(url: string, clusterNodes: ClusterNode[] | undefined, options: RedisOptions): Redis {
+  if (!clusterNodes?.length) return new Redis(url, options);
+  const u = new URL(url);
+  const fromUrl: RedisOptions = {
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+  const { enableOfflineQueue, enableReadyCheck, lazyConnect, ...perNode } = options;
+  const cluster = new Cluster(clusterNodes, {
+    redisOptions: { ...fromUrl, ...perNode },
+    ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
+    ...(enableReadyCheck === undefined ? {} : { enableReadyCheck }),
+    ...(lazyConnect === undefined ? {} : { lazyConnect }),
+  });
+  return cluster as unknown as Redis;
+}
 
 /**
  * The connection BullMQ producers share (`ctx.redis`): BullMQ requires `maxRetriesPerRequest:
  * null`, so a command waits out an outage and lands once Redis is back. Never await it on a
  * request or media path without a bound (the queue helpers add jobs through `addWithinTimeout`).
  */
-export function createRedis(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
+export function createRedis(url: string, clusterNodes?: ClusterNode[]): Redis {
+  return openRedis(url, clusterNodes, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
 }
 
 /**
@@ -17,8 +47,8 @@ export function createRedis(url: string): Redis {
  * queue (while disconnected a command fails at once and is never sent late, so a slot taken
  * after its caller gave up cannot appear) and no retries on reconnect.
  */
-export function createBoundedRedis(url: string, commandTimeoutMs: number): Redis {
-  return new Redis(url, {
+export function createBoundedRedis(url: string, commandTimeoutMs: number, clusterNodes?: ClusterNode[]): Redis {
+  return openRedis(url, clusterNodes, {
     commandTimeout: commandTimeoutMs,
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,

@@ -7,6 +7,7 @@ import type { RecordingRef } from '../db/repos/carrier-calls.js';
 import type { CarrierInfo } from '../db/repos/carriers.js';
 import { applyCallStatus, applyRecordingRef, type CallbackResult } from './callbacks.js';
 import { admitIncomingCall } from './inbound.js';
+import { applyMachineVerdict, telnyxAnsweredBy } from './amd.js';
 import { telnyxStreamUrl, telnyxWebhookUrl } from './urls.js';
 
 // Telnyx Call Control webhooks (already signature-checked by the route), JSON
@@ -16,6 +17,7 @@ import { telnyxStreamUrl, telnyxWebhookUrl } from './urls.js';
 //                                  CallStatus (hangup_cause gives busy / no-answer / failed)
 //   call.answered / call.speak.ended of a refusal → speak the sentence, then hang up
 //   call.recording.saved / call.recording.error → the session's recording reference
+//   call.machine.detection.ended / call.machine.greeting.ended → the answering-machine verdict (amd.ts)
 // Anything else is acknowledged and ignored. Our client_state names the session.
 
 type Obj = Record<string, unknown>;
@@ -71,6 +73,11 @@ export async function handleTelnyxEvent(ctx: AppContext, carrier: CarrierInfo, e
     case 'call.hangup':
       if (refusal) return 'ignored';
       return progress(HANGUP_STATUS[typeof p.hangup_cause === 'string' ? p.hangup_cause : ''] ?? 'failed');
+    case 'call.machine.detection.ended':
+    case 'call.machine.greeting.ended': {
+      const answeredBy = telnyxAnsweredBy(event.eventType, p.result);
+      return sessionId && answeredBy ? applyMachineVerdict(ctx, carrier.id, sessionId, callControlId, answeredBy) : 'ignored';
+    }
     case 'call.recording.saved':
     case 'call.recording.error':
       return applyRecordingRef(ctx, carrier, { sessionId, callSid: callControlId }, recordingOf(event.eventType, p));

@@ -6,7 +6,7 @@ import type { AppContext } from '../shared/app-context.js';
 const base = (url: string) => url.replace(/\/+$/, '');
 
 export const TWILIO_STREAM_PATH = '/v2/carriers/twilio/stream';
-export const callbackPath = (carrierId: string, kind: 'status' | 'recording' | 'voice') => `/v2/carriers/twilio/${carrierId}/${kind}`;
+export const callbackPath = (carrierId: string, kind: 'status' | 'recording' | 'voice' | 'amd') => `/v2/carriers/twilio/${carrierId}/${kind}`;
 
 /** Outbound callbacks carry our session id: they then find the session even before the CallSid is known. */
 export function statusCallbackUrl(ctx: AppContext, carrierId: string, sessionId: string): string {
@@ -15,6 +15,11 @@ export function statusCallbackUrl(ctx: AppContext, carrierId: string, sessionId:
 
 export function recordingCallbackUrl(ctx: AppContext, carrierId: string, sessionId: string): string {
   return `${base(ctx.config.PUBLIC_BASE_URL)}${callbackPath(carrierId, 'recording')}?session_id=${sessionId}`;
+}
+
+/** Asynchronous answering-machine detection's verdict on an outbound call (telephony/amd.ts). */
+export function amdCallbackUrl(ctx: AppContext, carrierId: string, sessionId: string): string {
+  return `${base(ctx.config.PUBLIC_BASE_URL)}${callbackPath(carrierId, 'amd')}?session_id=${sessionId}`;
 }
 
 /** What to paste into the Twilio console as a number's "A call comes in" webhook (POST). */

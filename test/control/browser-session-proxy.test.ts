@@ -31,7 +31,7 @@ async function setUp(t: Test, env: Record<string, string>) {
       body: JSON.stringify({ agent_id: UNKNOWN_AGENT }),
     });
   const countedAddresses = async () =>
-    (await h.ctx.redis.keys(`${h.ctx.redisPrefix}rl:ip:*`)).map((k) => k.slice(`${h.ctx.redisPrefix}rl:ip:`.length).replace(/:\d+$/, ''));
+    (await h.ctx.redis.keys(`${h.ctx.redisPrefix}rl:{ip:*`)).map((k) => k.slice(`${h.ctx.redisPrefix}rl:{ip:`.length).replace(/\}:\d+$/, ''));
   /** The limit counts per Redis-clock minute: start a burst well inside one, so it is not split. */
   const startOfBurst = async () => {
     const [seconds] = await h.ctx.redis.time();

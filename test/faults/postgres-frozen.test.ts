@@ -64,7 +64,7 @@ t.test('frozen Postgres: 503 within a few seconds, served again after SIGCONT', 
   // Sign-ins the database could not judge are no failures: more of them than the free allowance
   // leave the account's throttle as it was (no count, no lock).
   for (let i = 0; i < FREE_FAILURES_PER_ACCOUNT + 2; i++) t.equal((await within(login())).statusCode, 503);
-  const throttle = await h.ctx.redis.keys(`${h.ctx.redisPrefix}signin:*acct*`);
+  const throttle = await h.ctx.redis.keys(`${h.ctx.redisPrefix}{signin}:*acct*`);
   t.notOk(throttle.some((k) => k.includes(':lock:')), 'the account is not locked');
   const counts = await Promise.all(throttle.map((k) => h.ctx.redis.get(k)));
   t.ok(counts.every((n) => Number(n) === 0), `no failed sign-in counted for the account (${counts.join(',') || 'none'})`);

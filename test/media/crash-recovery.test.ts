@@ -61,7 +61,7 @@ t.test('a media node SIGKILLed mid-call: the sweeper settles its call exactly on
   t.same(ledger.map((e) => [e.kind, e.n]), [['charge', 1], ['hold', 1], ['release', 1]]);
   const [w] = await h.ctx.sql`select held_nano_usd from wallets where project_id = ${tenant.projectId}`;
   t.equal(w.held_nano_usd, 0n, 'hold released');
-  t.equal(await h.ctx.redis.zscore(`${h.ctx.redisPrefix}slots:${tenant.projectId}`, s.session.id), null, 'slot released');
+  t.equal(await h.ctx.redis.zscore(`${h.ctx.redisPrefix}{slots}:slots:${tenant.projectId}`, s.session.id), null, 'slot released');
   clock.set(Date.now());
 });
 

@@ -110,12 +110,12 @@ t.test('refusals use the spec close codes', async (t) => {
   const a4 = await createAgent(h, other.projectId);
   await fund(h, other.projectId, 100n * MINUTE_NANO);
   const s5 = await admit(h, other.machine, { agent_id: a4.agentId });
-  await h.ctx.redis.del(`${h.ctx.redisPrefix}slots:${other.projectId}`);
+  await h.ctx.redis.del(`${h.ctx.redisPrefix}{slots}:slots:${other.projectId}`);
   // A second admission is refused all the same: Postgres counts s5 as live.
   const refused = await h.app.inject({ method: 'POST', url: '/v2/voice/sessions', headers: other.machine, payload: { agent_id: a4.agentId } });
   t.equal(refused.statusCode, 429, 'the live count in Postgres holds the limit without the slot');
   // Something else holds the only place in Redis now.
-  await h.ctx.redis.zadd(`${h.ctx.redisPrefix}slots:${other.projectId}`, Date.now() + 60_000, 'another-session');
+  await h.ctx.redis.zadd(`${h.ctx.redisPrefix}{slots}:slots:${other.projectId}`, Date.now() + 60_000, 'another-session');
   t.equal(await codeOf(mediaUrl(s5.ws_url, media.port)), 4429, 'concurrency');
 });
 

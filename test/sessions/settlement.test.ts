@@ -76,7 +76,7 @@ t.test('duplicate end signals settle exactly once', async (t) => {
   const rows = await h.ctx.sql`select kind, amount_nano_usd from wallet_ledger where session_id = ${s.id} order by kind`;
   t.same(rows.map((r) => [r.kind, String(r.amount_nano_usd)]), [['charge', '10000000'], ['hold', '50000000'], ['release', '50000000']]);
   t.equal(await countSlots(h.ctx, tenant.projectId) >= 0, true);
-  const slot = await h.ctx.redis.zscore(`${h.ctx.redisPrefix}slots:${tenant.projectId}`, s.id);
+  const slot = await h.ctx.redis.zscore(`${h.ctx.redisPrefix}{slots}:slots:${tenant.projectId}`, s.id);
   t.equal(slot, null, 'slot released');
   const events = await h.ctx.sql`select type from webhook_events where data->'session'->>'id' = ${s.id}`;
   t.same(events.map((e) => e.type), ['call.completed'], 'one call event, written with the settlement');
@@ -103,7 +103,7 @@ t.test('an unused ws_url expires: the sweeper fails it and frees hold and slot',
   t.same({ ...row, cost_nano_usd: String(row.cost_nano_usd) }, { status: 'failed', end_reason: 'not_connected', cost_nano_usd: '0', connected_seconds: 0 });
   const after = await wallet();
   t.same(after, before);
-  t.equal(await h.ctx.redis.zscore(`${h.ctx.redisPrefix}slots:${tenant.projectId}`, s.id), null);
+  t.equal(await h.ctx.redis.zscore(`${h.ctx.redisPrefix}{slots}:slots:${tenant.projectId}`, s.id), null);
   const events = await h.ctx.sql`select type from webhook_events where data->'session'->>'id' = ${s.id}`;
   t.same(events.map((e) => e.type), ['call.failed']);
   // Its URL now answers 4408.

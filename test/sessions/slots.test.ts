@@ -35,13 +35,13 @@ t.test('renewal extends every call of every project, in batches', async (t) => {
   ];
   await takeSlot(h.ctx, randomUUID(), 'x', 1, nowMs()); // the sets are trusted (rebuilt once)
   const taken = h.ctx.redis.pipeline();
-  for (const e of entries) taken.zadd(`${h.ctx.redisPrefix}slots:${e.projectId}`, nowMs() + 1_000, e.sessionId);
+  for (const e of entries) taken.zadd(`${h.ctx.redisPrefix}{slots}:slots:${e.projectId}`, nowMs() + 1_000, e.sessionId);
   await taken.exec();
   t.same(await renewSlots(h.ctx, entries, nowMs() + 30_000), { restored: [], unslotted: [] });
   clock.advance(20_000);
   t.equal(await countSlots(h.ctx, projects[0]), 2500, 'every call of the big project still holds its slot');
   t.equal(await countSlots(h.ctx, projects[1]), 3);
-  const scores = await h.ctx.redis.zrange(`${h.ctx.redisPrefix}slots:${projects[0]}`, '0', '-1', 'WITHSCORES');
+  const scores = await h.ctx.redis.zrange(`${h.ctx.redisPrefix}{slots}:slots:${projects[0]}`, '0', '-1', 'WITHSCORES');
   const distinct = new Set(scores.filter((_, i) => i % 2 === 1));
   t.same([...distinct], [String(nowMs() + 10_000)], 'all leases end together, 30 s after the renewal');
   clock.advance(10_001);

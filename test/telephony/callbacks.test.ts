@@ -100,7 +100,7 @@ t.test('busy, no-answer, failed, canceled → failed with busy, no_answer, carri
   }
   const [{ held }] = await h.ctx.sql`select held_nano_usd as held from wallets where project_id = ${p.tenant.projectId}`;
   t.equal(held, 0n, 'every hold released');
-  t.equal(await h.ctx.redis.zcard(`${h.ctx.redisPrefix}slots:${p.tenant.projectId}`), 0, 'every slot freed');
+  t.equal(await h.ctx.redis.zcard(`${h.ctx.redisPrefix}{slots}:slots:${p.tenant.projectId}`), 0, 'every slot freed');
 });
 
 t.test('out of order: completed before ringing and answered; the late ones change nothing', async (t) => {

@@ -27,7 +27,8 @@ export async function takeRequest(ctx: AppContext, bucket: string, limit: number
   if (!redisUsable(ctx.boundedRedis)) return uncounted(ctx, limit, `redis is ${ctx.boundedRedis.status} or failing`);
   let reply: [number, number];
   try {
-    reply = (await ctx.boundedRedis.eval(WINDOW_SCRIPT, 1, `${ctx.redisPrefix}rl:${bucket}`)) as [number, number];
+    // The bucket is the key's hash tag: the script's per-minute key stays in KEYS[1]'s Redis Cluster slot.
+    reply = (await ctx.boundedRedis.eval(WINDOW_SCRIPT, 1, `${ctx.redisPrefix}rl:{${bucket}}`)) as [number, number];
   } catch (err) {
     noteRedisFailure(ctx.boundedRedis);
     return uncounted(ctx, limit, err instanceof Error ? err.message : String(err));

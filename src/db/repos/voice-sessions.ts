@@ -46,6 +46,10 @@ export interface SessionRow {
   settled_at: Date | null;
   /** The publishable key a browser session was started with (its budget counts the session). */
   publishable_key_id: string | null;
+  /** The media node admission picked (migration 0016); null: any node may take the call. */
+  media_node_id: string | null;
+  /** That node's public media URL, the prefix of the session's ws_url or stream URL. */
+  media_node_url: string | null;
 }
 
 /** The spec's VoiceSessionInfo (2.6): money as decimal strings, no token or lease internals. */
@@ -92,6 +96,7 @@ export type NewSession = Pick<
   | 'project_revision' | 'sample_rate_in' | 'sample_rate_out' | 'encoding' | 'max_duration_seconds' | 'created_at'
   | 'record' | 'store_transcript' | 'metadata' | 'variables' | 'rate_nano_usd_per_min' | 'rate_version'
   | 'hold_nano_usd' | 'token_hash' | 'token_expires_at'
+  | 'media_node_id' | 'media_node_url'
 > & { id: string };
 
 export async function insertSession(tx: Tx, s: NewSession): Promise<SessionRow> {
@@ -240,4 +245,9 @@ export async function listLapsedActiveSessions(db: Db, now: Date, limit: number)
   return db<{ id: string; heartbeat_at: Date | null }[]>`
     select id, heartbeat_at from voice_sessions where status = 'active' and settled_at is null and lease_expires_at <= ${now}
     order by lease_expires_at limit ${limit}`;
+}
+
+/** Moves a not-yet-connected session to another media node (its first one died or drains before the dial). */
+export async function setSessionMediaNode(sql: Db, sessionId: string, nodeId: string | null, url: string | null): Promise<void> {
+  await sql`update voice_sessions set media_node_id = ${nodeId}, media_node_url = ${url} where id = ${sessionId} and token_used_at is null`;
 }
