@@ -22,6 +22,7 @@ import { assertStorableText } from '../contract/text.js';
 const NULLABLE = new Set([
   'display_name', 'greeting', 'tool_webhook_url', 'webhook_url', 'ambience_level', 'ambience_sound', 'dead_air_seconds',
   'idle_warn_seconds', 'idle_hangup_seconds', 'max_duration_seconds', 'max_chars_per_min', 'retention_days', 'insight_config',
+  'transfer_timeout_seconds', 'voicemail',
 ]);
 
 /** Cross-field rules, checked on the agent as it would be after the change. */

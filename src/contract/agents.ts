@@ -6,7 +6,8 @@ import { assertStorableText } from './text.js';
 export const AMBIENCE_SOUNDS = ['white_noise', 'pink_noise', 'brown_noise', 'office_hum'] as const;
 export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 export const VARIABLE_NAME = /^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/;
-export const BUILT_IN_TOOLS = ['end_call', 'send_dtmf'];
+export const BUILT_IN_TOOLS = ['end_call', 'send_dtmf', 'transfer_call'];
+export const E164 = /^\+[1-9][0-9]{6,14}$/;
 
 function isLanguageTag(tag: string): boolean {
   try {
@@ -62,6 +63,30 @@ function uniqueNames<T extends { name: string }>(items: T[], ctx: z.RefinementCt
 export const Tools = z.array(Tool).max(64).superRefine((t, c) => uniqueNames(t, c, 'tool'));
 export const Variables = z.array(Variable).max(64).superRefine((v, c) => uniqueNames(v, c, 'variable'));
 export type AgentVariable = z.output<typeof Variable>;
+
+// --- transfer_destinations (contract §11): the people the model may hand a phone call to.
+export const TransferDestination = z.strictObject({
+  name: z.string().trim().min(1).max(64),
+  e164: z.string().regex(E164, 'must be an E.164 number (^\\+[1-9][0-9]{6,14}$)'),
+  description: z.string().max(500).default(''),
+});
+export const TransferDestinations = z.array(TransferDestination).max(20).superRefine((d, c) => uniqueNames(d, c, 'destination'));
+export type TransferDestination = z.output<typeof TransferDestination>;
+
+// --- voicemail (contract §11): what an outbound call does when a machine answers (docs/telephony.md, Voicemail).
+export const VOICEMAIL_ACTIONS = ['hangup', 'leave_message'] as const;
+export const VOICEMAIL_MESSAGE_MAX = 1000;
+export const Voicemail = z
+  .strictObject({
+    action: z.enum(VOICEMAIL_ACTIONS),
+    // Rendered with the session's variables, like the greeting.
+    message: z.string().trim().min(1).max(VOICEMAIL_MESSAGE_MAX).optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.action === 'leave_message' && v.message === undefined) ctx.addIssue({ code: 'custom', path: ['message'], message: 'field required when action is leave_message' });
+    if (v.action === 'hangup' && v.message !== undefined) ctx.addIssue({ code: 'custom', path: ['message'], message: 'only allowed when action is leave_message' });
+  });
+export type VoicemailSetting = z.output<typeof Voicemail>;
 
 // --- insight_config (InsightConfigBody; the spec leaves its fields open, docs/insights.md fills them)
 export const INSIGHT_FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'enum'] as const;
@@ -156,6 +181,8 @@ const optionalFields = {
   max_chars_per_min: int(50, 20000).nullable(),
   retention_days: int(1, 90).nullable(),
   insight_config: InsightConfig.nullable(),
+  transfer_timeout_seconds: int(5, 120).nullable(),
+  voicemail: Voicemail.nullable(),
 };
 
 // On/off settings and their defaults, shared by create and update.
@@ -186,6 +213,7 @@ export const AgentCreateBody = z.strictObject({
   ...eachFlag((byDefault) => z.boolean().default(byDefault)),
   tools: Tools.default([]),
   variables: Variables.default([]),
+  transfer_destinations: TransferDestinations.default([]),
   ...Object.fromEntries(Object.entries(optionalFields).map(([k, v]) => [k, (v as z.ZodNullable<z.ZodType>).default(null)])) as {
     [K in keyof typeof optionalFields]: z.ZodDefault<(typeof optionalFields)[K]>;
   },
@@ -203,6 +231,7 @@ export const AgentUpdateBody = z.strictObject({
   ...eachFlag(() => z.boolean().nullable().optional()),
   tools: Tools.nullable().optional(),
   variables: Variables.nullable().optional(),
+  transfer_destinations: TransferDestinations.nullable().optional(),
   is_active: z.boolean().nullable().optional(),
   ...Object.fromEntries(Object.entries(optionalFields).map(([k, v]) => [k, (v as z.ZodNullable<z.ZodType>).optional()])) as {
     [K in keyof typeof optionalFields]: z.ZodOptional<(typeof optionalFields)[K]>;
@@ -238,6 +267,9 @@ export const AgentInfo = z.object({
   store_transcript: z.boolean(),
   retention_days: z.number().int().nullable(),
   insight_config: InsightConfig.nullable(),
+  transfer_destinations: z.array(TransferDestination),
+  transfer_timeout_seconds: z.number().int().nullable(),
+  voicemail: Voicemail.nullable(),
   webhook_url: z.string().nullable(),
   webhook_include_transcript: z.boolean(),
   webhook_include_recording_url: z.boolean(),

@@ -6,6 +6,7 @@ import { PipelineUnavailable } from '../media/pipelines.js';
 import { isProviderError } from '../providers/errors.js';
 import { createAdapters, DEFAULT_ENDPOINTING_MS, type Credentials, type RegistryOptions, type StageAdapters, type StageConfig } from '../providers/registry.js';
 import { renderTemplate } from './prompt.js';
+import type { TransferDestination } from '../contract/agents.js';
 
 // Everything a call needs, read once when its media connects: the agent as it was at the
 // version the session was admitted with (agent_versions), the prompt and greeting rendered
@@ -36,6 +37,11 @@ export interface CallAgent {
   idleWarnSeconds: number | null;
   idleHangupSeconds: number | null;
   maxCharsPerMin: number | null;
+  /** People transfer_call may hand the call to; empty (no tool) on web sessions (contract §11). */
+  transferDestinations?: TransferDestination[];
+  transferTimeoutSeconds?: number | null;
+  /** What an outbound call does when a machine answers, the message rendered; null otherwise (contract §11). */
+  voicemail?: { action: 'hangup' | 'leave_message'; message: string | null } | null;
 }
 
 export interface CallConfig {
@@ -89,6 +95,12 @@ export async function loadCallConfig(
     idleWarnSeconds: doc.idle_warn_seconds,
     idleHangupSeconds: doc.idle_hangup_seconds,
     maxCharsPerMin: doc.max_chars_per_min,
+    transferDestinations: row.direction === 'web' ? [] : doc.transfer_destinations,
+    transferTimeoutSeconds: doc.transfer_timeout_seconds,
+    voicemail:
+      doc.voicemail && row.direction === 'outbound'
+        ? { action: doc.voicemail.action, message: doc.voicemail.message ? renderTemplate(doc.voicemail.message, declared, values) : null }
+        : null,
   };
 
   const snapshot = row.pipeline_snapshot as Record<string, Record<string, unknown> & { account_id: string; provider: string; endpointing_ms?: number }>;

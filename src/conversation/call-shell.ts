@@ -13,6 +13,7 @@ import { DtmfGatherer } from './dtmf-gatherer.js';
 import { DEFAULT_INTERRUPTION, type InterruptionOptions } from './interruption.js';
 import { Phrases } from './phrases.js';
 import { runToolCall, type ToolRunner } from './tools.js';
+import type { TransferRunner } from './transfer-tool.js';
 
 // What a call does the same way whichever engine talks (cascade or realtime): the line (caller
 // audio in, agent audio out), DTMF keys, the behaviours' clocks, max_chars_per_min, the
@@ -22,12 +23,14 @@ import { runToolCall, type ToolRunner } from './tools.js';
 /** The max-duration goodbye ends this long before the limit. */
 const GOODBYE_MARGIN_MS = 500;
 
-export type GoodbyeReason = 'idle_timeout' | 'max_duration';
+export type GoodbyeReason = 'idle_timeout' | 'max_duration' | 'voicemail';
 export type FinishReason = GoodbyeReason | 'agent_hangup';
 
 export interface CallOptions {
   interruption?: Partial<InterruptionOptions>;
   runTool?: ToolRunner;
+  /** transfer_call on phone calls (index.ts: carrierTransferRunner). */
+  transfer?: TransferRunner;
   /** The provider refused the account's key mid-call (index.ts: markAccountInvalid). */
   accountInvalid?: (accountId: string, detail: string) => void;
   log?: { warn: (o: object, m: string) => void };
@@ -80,6 +83,7 @@ export class CallShell {
   /** Aborted when the call stops: every provider request of the call listens to it. */
   private readonly controller = new AbortController();
   private readonly runTool: ToolRunner | null;
+  private readonly transfer: TransferRunner | null;
   private readonly accountInvalid: ((accountId: string, detail: string) => void) | null;
   private readonly dtmf: DtmfGatherer;
   private readonly budget: CharBudget;
@@ -91,6 +95,10 @@ export class CallShell {
   private isEnding = false;
   private finishing = false;
   private reason: GoodbyeReason = 'max_duration';
+  /** Hears every caller frame at the processing rate (voicemail.ts: the beep detector). */
+  callerTap: ((pcm: Int16Array, now: number) => void) | null = null;
+  /** A machine answered (machineAnswered): no barge-in, nothing more is answered. */
+  private machine = false;
 
   constructor(
     private readonly config: CallConfig,
@@ -122,6 +130,7 @@ export class CallShell {
       maxDuration: () => this.sayAndEnd(Phrases.maxDurationGoodbye, 'max_duration'),
     });
     this.runTool = opts.runTool ?? null;
+    this.transfer = opts.transfer ?? null;
     this.log = opts.log ?? null;
     this.accountInvalid = opts.accountInvalid ?? null;
   }
@@ -180,7 +189,8 @@ export class CallShell {
     const events = this.channel.events;
     const now = this.now();
     const agentAudible = this.line.agentAudible(now);
-    const bargeIn = (events & ChannelEvents.interruption) !== 0 && agentAudible && this.interruption.enabled;
+    this.callerTap?.(this.line.callerPcm(frames), now);
+    const bargeIn = (events & ChannelEvents.interruption) !== 0 && agentAudible && this.interruption.enabled && !this.machine;
     this.engine.hear({ pcm: this.line.callerPcm(frames), events, now, agentAudible, bargeIn });
     return frames;
   };
@@ -248,10 +258,24 @@ export class CallShell {
   /** One of the model's tool calls (not end_call): the tool message. send_dtmf's tones go to `play`. */
   async runToolCall(call: LlmToolCall, signal: AbortSignal, play: (tones: Int16Array[]) => void): Promise<string> {
     const start = this.callMs();
-    const output = await runToolCall(call, { agent: this.config.agent, runTool: this.runTool, signal, rateHz: this.config.sampleRateOut, play });
+    const transfer = this.transfer && ((args: Record<string, unknown> | null) => this.transfer!(args, this.transferHost(signal)));
+    const output = await runToolCall(call, { agent: this.config.agent, runTool: this.runTool, signal, rateHz: this.config.sampleRateOut, play, transfer: transfer ?? undefined });
     // The transcript keeps the call and its result (contract §11, role "tool").
     this.transcript.push({ role: 'tool', text: `${call.name}(${call.arguments}) → ${output}`, start_ms: Math.round(start), end_ms: Math.round(this.callMs()) });
     return output;
+  }
+
+  /** What transfer_call needs of this call: its words played, the hand-over ending it `transferred`. */
+  private transferHost(signal: AbortSignal) {
+    const quiet = () => this.isStopped || (!this.audio.hasSpeech && (this.host?.leadMs() ?? 0) === 0);
+    const spoken = async (maxMs: number) => {
+      // Quiet for 300 ms running: speech still being synthesised leaves no gap that long.
+      for (let waited = 0, calm = 0; calm < 300 && waited < maxMs; waited += 50) {
+        await new Promise((r) => setTimeout(r, 50));
+        calm = quiet() ? calm + 50 : 0;
+      }
+    };
+    return { signal, spoken, transcript: () => this.transcript, handedOver: () => this.host?.end('completed', 'transferred') };
   }
 
   // ------------------------------------------------------------------ the end of the call
@@ -278,6 +302,28 @@ export class CallShell {
   goodbyeInterrupted(): void {
     if (this.isStopped || this.finishing) return;
     if (this.reason === 'idle_timeout') this.isEnding = false;
+  }
+
+  /**
+   * Voicemail (voicemail.ts): a machine answered. The conversation stops (the call is ending, so
+   * nothing more is answered; the agent's audio is dropped and cleared at the far end) and
+   * nothing interrupts what is said from now on.
+   */
+  machineAnswered(): void {
+    if (this.isStopped || this.machine) return;
+    this.machine = this.isEnding = true;
+    this.reason = 'voicemail';
+    this.behaviours.stop();
+    this.dtmf.stop();
+    this.audio.dropAll();
+    this.clearPlayback();
+  }
+
+  /** Voicemail: the message is said (as a goodbye), then the call ends `voicemail`. */
+  leaveMessage(text: string): void {
+    if (this.isStopped || this.finishing) return;
+    this.machineAnswered();
+    this.engine.sayGoodbye(text);
   }
 
   /** The agent says goodbye, then the call ends with `reason`. */

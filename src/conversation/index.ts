@@ -10,6 +10,9 @@ import { markAccountInvalid } from '../providers/accounts.js';
 import type { InterruptionOptions } from './interruption.js';
 import type { ToolRunner } from './tools.js';
 import { callToolWebhook } from '../tools/tool-webhook.js';
+import { attachVoicemail, type VoicemailOptions } from './voicemail.js';
+import { carrierTransferRunner } from './transfer-tool.js';
+import type { TransferOptions } from '../telephony/transfer.js';
 
 /** Customer tools answer through the agent's signed `tool.call` webhook (contract §4). */
 export function webhookToolRunner(ctx: AppContext, row: SessionRow, agentId: string, url: string): ToolRunner {
@@ -27,6 +30,10 @@ export interface ConversationOptions {
   interruption?: Partial<InterruptionOptions>;
   /** Runs customer tools; default: the signed tool.call webhook. */
   toolRunner?: (ctx: AppContext, row: SessionRow, agentId: string, url: string) => ToolRunner;
+  /** Transfers' carrier polling (tests shorten it). */
+  transfer?: TransferOptions;
+  /** Voicemail's no-beep fallback (tests shorten it). */
+  voicemail?: Pick<VoicemailOptions, 'noBeepFallbackMs'>;
   /** Called with each conversation as it is built (the turn benchmark's probes). */
   created?: (call: CallPipeline) => void;
 }
@@ -39,12 +46,16 @@ export async function createConversation(ctx: AppContext, row: SessionRow, log: 
   const url = config.agent.toolWebhookUrl;
   const runTool = url ? (opts.toolRunner ?? webhookToolRunner)(ctx, row, config.agent.id, url) : undefined;
   const accountInvalid = (accountId: string, detail: string) => void markAccountInvalid(ctx, accountId, detail);
+  const { transferDestinations: destinations = [], transferTimeoutSeconds = null } = config.agent;
+  const transfer = destinations.length ? carrierTransferRunner(ctx, row, { destinations, timeoutSeconds: transferTimeoutSeconds, language: config.agent.language }, opts.transfer) : undefined;
   if (config.agent.pipelineMode === 'realtime') {
-    const realtime = new RealtimeCall(config, { interruption: opts.interruption, runTool, log, accountInvalid });
+    const realtime = new RealtimeCall(config, { interruption: opts.interruption, runTool, transfer, log, accountInvalid });
+    attachVoicemail(ctx, config, realtime.callShell, { ...opts.voicemail, log: ctx.log });
     opts.created?.(realtime);
     return realtime;
   }
-  const call = new CascadeCall(config, { interruption: opts.interruption, runTool, log, accountInvalid });
+  const call = new CascadeCall(config, { interruption: opts.interruption, runTool, transfer, log, accountInvalid });
+  attachVoicemail(ctx, config, call.callShell, { ...opts.voicemail, log: ctx.log });
   opts.created?.(call);
   return call;
 }

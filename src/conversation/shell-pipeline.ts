@@ -7,6 +7,11 @@ import type { CallShell } from './call-shell.js';
 export abstract class ShellPipeline implements CallPipeline {
   protected abstract readonly shell: CallShell;
 
+  /** The call's shell, for what takes a call over from its engine (voicemail.ts). */
+  get callShell(): CallShell {
+    return this.shell;
+  }
+
   start(host: CallHost): void {
     this.shell.start(host);
   }

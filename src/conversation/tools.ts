@@ -1,6 +1,7 @@
 import { dtmfGenerate } from '../audio/native.js';
 import type { LlmTool, LlmToolCall } from '../providers/types.js';
 import type { CallAgent } from './call-config.js';
+import { TRANSFER_CALL, transferTool } from './transfer-tool.js';
 
 // The tools a call's model sees (contract §4): the agent's own, answered by its
 // tool_webhook_url, plus the built-ins `end_call` and, with can_send_dtmf, `send_dtmf`; and
@@ -32,6 +33,7 @@ export function toolsFor(agent: CallAgent): LlmTool[] {
       },
     });
   }
+  if (agent.transferDestinations?.length) tools.push(transferTool(agent.transferDestinations));
   return tools;
 }
 
@@ -56,6 +58,8 @@ export interface ToolCallEnv {
   rateHz: number;
   /** Plays send_dtmf's tones in the agent's audio (so they reach a phone line too). */
   play: (tones: Int16Array[]) => void;
+  /** Runs transfer_call (phone calls whose agent lists transfer_destinations). */
+  transfer?: (args: Record<string, unknown> | null) => Promise<string>;
 }
 
 /** Runs one of the model's tool calls other than end_call; returns the tool message's content. */
@@ -67,6 +71,7 @@ export async function runToolCall(call: LlmToolCall, env: ToolCallEnv): Promise<
     env.play([...digits].map((d) => dtmfGenerate(d.toUpperCase(), { sampleRateHz: env.rateHz })));
     return JSON.stringify({ result: `pressed ${digits}` });
   }
+  if (call.name === TRANSFER_CALL && env.transfer && env.agent.transferDestinations?.length) return env.transfer(args);
   if (!env.agent.tools.some((t) => t.name === call.name)) return JSON.stringify({ error: `unknown tool ${call.name}` });
   if (!env.runTool || !env.agent.toolWebhookUrl) return JSON.stringify({ error: 'the tool is not available' });
   if (args === null) return JSON.stringify({ error: 'arguments must be a JSON object' });

@@ -9,11 +9,12 @@ import { emitCallEvent, kickDeliveries, type EmittedEvent } from '../webhooks/in
 import { type TranscriptEntry } from '../contract/events.js';
 import { costFor, secondsBetweenRoundedUp } from '../contract/money.js';
 import { releaseKeySlot, releaseSlot } from './slots.js';
+import { emitTransferred, settledHandOver } from './transfer-settlement.js';
 import type { Tx } from '../shared/sql.js';
 
 export type EndReason =
   | 'caller_hangup' | 'agent_hangup' | 'max_duration' | 'idle_timeout' | 'not_connected' | 'busy' | 'no_answer'
-  | 'carrier_error' | 'provider_error' | 'service_error' | 'service_restart';
+  | 'carrier_error' | 'provider_error' | 'service_error' | 'service_restart' | 'transferred' | 'voicemail';
 
 export interface EndSignal {
   /** Only meaningful for an active call: `completed` normally, `failed` for provider/service failures. */
@@ -66,11 +67,14 @@ export async function endSession(ctx: AppContext, sessionId: string, signal: End
   const result = await ctx.sql.begin(async (tx) => {
     const row = await getSessionById(tx, sessionId, true);
     if (!row) return null;
-    const untouched = { row, settledNow: false, emitted: null as EmittedEvent | null, insights: null as { transcript: TranscriptEntry[] | null } | null };
+    const untouched = { row, settledNow: false, emitted: null as EmittedEvent | null, transferred: null as EmittedEvent | null, insights: null as { transcript: TranscriptEntry[] | null } | null };
     if (row.settled_at) return untouched;
     const now = ctx.clock.now();
     if (!conditionHolds(row, signal.onlyIf, now)) return untouched;
     const wasActive = row.status === 'active' && row.media_connected_at !== null;
+    // A call handed to a person ends there, however its media then stopped (transfer-settlement.ts).
+    const handOver = settledHandOver(row);
+    if (handOver) signal = { ...signal, outcome: 'completed', endReason: 'transferred', disconnectedAt: handOver.at };
     let disconnectedAt: Date | null = null;
     let connectedSeconds = 0;
     if (wasActive) {
@@ -107,12 +111,14 @@ export async function endSession(ctx: AppContext, sessionId: string, signal: End
       session: toSessionInfo(updated),
       transcript,
     });
+    const transferred = handOver ? await emitTransferred(tx, ctx, row, toSessionInfo(updated), handOver) : null;
     const insights = insightsDue ? { transcript: stored ? null : transcript } : null;
-    return { row: updated, settledNow: true, emitted, insights };
+    return { row: updated, settledNow: true, emitted, transferred, insights };
   });
   if (!result) return null;
   if (result.settledNow) {
     if (result.emitted) await kickDeliveries(ctx, result.emitted);
+    if (result.transferred) await kickDeliveries(ctx, result.transferred);
     if (result.insights) await kickInsights(ctx, sessionId, result.insights.transcript);
     await releaseSlot(ctx, result.row.project_id, sessionId).catch((err) =>
       ctx.log.warn({ err, session_id: sessionId }, 'slot release failed; its lease will expire'),

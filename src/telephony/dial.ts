@@ -6,6 +6,8 @@ import { TwilioRestError } from '../carriers/twilio/rest-client.js';
 import { connectStreamTwiml } from '../carriers/twilio/twiml.js';
 import { claimDial, getCarrierCall, recordDialed, recordDialError, releaseDial, type CarrierCallRow, type RecordingRef } from '../db/repos/carrier-calls.js';
 import { findLiveCarrier, type CarrierInfo, type CarrierKind } from '../db/repos/carriers.js';
+import { getAgentAsRun } from '../db/repos/agent-versions.js';
+import { TELNYX_AMD_MODE, TWILIO_AMD_MODE } from './amd.js';
 import { getProjectCallLimits } from '../db/repos/projects.js';
 import { endSession } from '../sessions/settlement.js';
 import { mediaTargetFor } from '../sessions/media-nodes.js';
@@ -13,7 +15,7 @@ import { AppError } from '../shared/errors.js';
 import { CREATED_SLOT_MARGIN_MS, takeSlot } from '../sessions/slots.js';
 import { randomToken, sha256Hex } from '../shared/crypto/tokens.js';
 import { DIALED_TOKEN_TTL_SECONDS, RING_TIMEOUT_SECONDS, TIME_LIMIT_MARGIN_SECONDS } from './timing.js';
-import { recordingCallbackUrl, statusCallbackUrl, streamUrl, telnyxStreamUrl, telnyxWebhookUrl } from './urls.js';
+import { amdCallbackUrl, recordingCallbackUrl, statusCallbackUrl, streamUrl, telnyxStreamUrl, telnyxWebhookUrl } from './urls.js';
 
 // Places one outbound call through the customer's Twilio account. Never twice: the dial is
 // claimed (dial_started_at, committed) before Twilio is asked, and a job that finds a claimed
@@ -76,6 +78,9 @@ type Dialer = () => Promise<{ sid: string }>;
 /** Twilio: Calls.json with TwiML that connects the answered call to our media socket. */
 async function twilioDialer(ctx: AppContext, row: CarrierCallRow, carrier: CarrierInfo, token: string, mediaUrl: string, timeoutMs?: number): Promise<Dialer> {
   const client = await openCarrierClient(ctx, carrier, { timeoutMs });
+  // An agent with a voicemail setting wants to know whether a machine answered (telephony/amd.ts).
+  const agent = row.agent_id ? await getAgentAsRun(ctx.sql, row.agent_id, row.agent_version) : undefined;
+  const machineDetection = agent?.voicemail ? { mode: TWILIO_AMD_MODE, statusCallback: amdCallbackUrl(ctx, carrier.id, row.id) } : undefined;
   return () =>
     client.createCall({
       from: row.from_e164!,
@@ -88,6 +93,7 @@ async function twilioDialer(ctx: AppContext, row: CarrierCallRow, carrier: Carri
       recordingStatusCallbackEvent: row.record ? ['completed', 'absent'] : undefined,
       timeoutSeconds: RING_TIMEOUT_SECONDS,
       timeLimitSeconds: row.max_duration_seconds + TIME_LIMIT_MARGIN_SECONDS,
+      machineDetection,
     });
 }
 
@@ -95,6 +101,7 @@ async function twilioDialer(ctx: AppContext, row: CarrierCallRow, carrier: Carri
 async function telnyxDialer(ctx: AppContext, row: CarrierCallRow, carrier: CarrierInfo, token: string, mediaUrl: string, timeoutMs?: number): Promise<Dialer> {
   const connectionId = await ensureTelnyxApplication(ctx, carrier, telnyxWebhookUrl(ctx, carrier.id));
   const client = await openTelnyxClient(ctx, carrier, { timeoutMs });
+  const agent = row.agent_id ? await getAgentAsRun(ctx.sql, row.agent_id, row.agent_version) : undefined;
   return async () => {
     const call = await client.dial({
       connection_id: connectionId,
@@ -110,6 +117,7 @@ async function telnyxDialer(ctx: AppContext, row: CarrierCallRow, carrier: Carri
       timeout_secs: RING_TIMEOUT_SECONDS,
       time_limit_secs: row.max_duration_seconds + TIME_LIMIT_MARGIN_SECONDS,
       ...(row.record ? { record: 'record-from-answer' as const, record_format: 'wav' as const, record_channels: 'single' as const } : {}),
+      ...(agent?.voicemail ? { answering_machine_detection: TELNYX_AMD_MODE } : {}),
     });
     return { sid: call.call_control_id };
   };

@@ -13,11 +13,13 @@ import type { TranscriptEntry } from '../contract/events.js';
 export interface CallEventInput {
   projectId: string;
   agentId: string | null;
-  type: 'call.completed' | 'call.failed';
+  type: 'call.completed' | 'call.failed' | 'call.transferred';
   /** The VoiceSessionInfo document as the API returns it. */
   session: object;
   transcript?: TranscriptEntry[] | null;
   recordingUrl?: string | null;
+  /** More fields of `data` beside `session` (call.transferred: `transfer`). */
+  extra?: Record<string, unknown>;
 }
 
 export interface EmittedEvent {
@@ -39,7 +41,8 @@ function toJson<T>(value: T): T {
 export async function emitCallEvent(tx: Tx, ctx: AppContext, input: CallEventInput): Promise<EmittedEvent> {
   const now = ctx.clock.now();
   const session = toJson(input.session);
-  const eventId = await insertWebhookEvent(tx, { projectId: input.projectId, type: input.type, data: { session }, createdAt: now });
+  const extra = toJson(input.extra ?? {});
+  const eventId = await insertWebhookEvent(tx, { projectId: input.projectId, type: input.type, data: { session, ...extra }, createdAt: now });
   const endpoints = await listSubscribedEndpoints(tx, input.projectId, input.type);
   const event = { eventId, projectId: input.projectId, eventType: input.type };
   const rows: DeliveryInsert[] = endpoints.map((ep) => endpointDelivery(event, ep));
@@ -47,7 +50,7 @@ export async function emitCallEvent(tx: Tx, ctx: AppContext, input: CallEventInp
   if (input.agentId) {
     const agent = await findAgentWebhookTarget(tx, input.projectId, input.agentId);
     if (agent?.webhook_url) {
-      const data: Record<string, unknown> = { session };
+      const data: Record<string, unknown> = { session, ...extra };
       if (agent.webhook_include_transcript) data.transcript = toJson(input.transcript ?? []);
       if (agent.webhook_include_recording_url) data.recording_url = input.recordingUrl ?? null;
       rows.push({

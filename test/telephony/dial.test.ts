@@ -112,7 +112,7 @@ t.test('Twilio refuses the call: failed / carrier_error, hold released, recordin
   t.match(row.dial_error, /HTTP 400 \(code 21215\)/);
   t.same(row.recording_ref, { provider: 'twilio', reference_id: null, url: null, fetched_from: 'unavailable', detail: NOT_PLACED_RECORDING_DETAIL });
   t.equal(await held(p.tenant.projectId), 0n);
-  t.equal(await h.ctx.redis.zscore(`${h.ctx.redisPrefix}slots:${p.tenant.projectId}`, id), null, 'slot freed');
+  t.equal(await h.ctx.redis.zscore(`${h.ctx.redisPrefix}{slots}:slots:${p.tenant.projectId}`, id), null, 'slot freed');
 });
 
 t.test('the carrier went away between admission and dial: failed / carrier_error, Twilio never asked', async (t) => {

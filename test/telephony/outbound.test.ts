@@ -27,7 +27,7 @@ t.test('202: a queued call with the session, duplicate false, and one dial job c
   const job = await dialQueue(h.ctx).getJob(body.session.id);
   t.ok(job, 'jobId = session id');
   t.same(job!.data, { sessionId: body.session.id }, 'no numbers, no credentials in the job');
-  const raw = JSON.stringify(await h.ctx.redis.hgetall(`${h.ctx.redisPrefix}bull:outbound-dials:${body.session.id}`));
+  const raw = JSON.stringify(await h.ctx.redis.hgetall(`${h.ctx.redisPrefix}{voice}:bull:outbound-dials:${body.session.id}`));
   t.notOk(raw.includes(p.account.token), 'the auth token is nowhere in Redis');
 });
 

@@ -8,7 +8,7 @@ import { CarrierRestError, errorKindOf } from '../rest-error.js';
 // key>`, answers wrapped in {data: …} and errors as {errors: [{code, title, detail}]}. The calls
 // we make: list/get/create Call Control applications (verification; the application whose
 // webhook is ours), phone numbers (find, point at the application, list for import), and the
-// Call Control commands dial, answer, speak and hangup. The API key never leaves the header.
+// Call Control commands dial, answer, speak, transfer and hangup. The API key never leaves the header.
 
 export const TELNYX_API_BASE_URL = 'https://api.telnyx.com';
 export const DEFAULT_TELNYX_TIMEOUT_MS = 8000;
@@ -67,6 +67,8 @@ export interface DialParams {
   record?: 'record-from-answer';
   record_format?: 'wav' | 'mp3';
   record_channels?: 'single' | 'dual';
+  /** Answering-machine detection: the verdict comes as a call.machine.detection.ended webhook. */
+  answering_machine_detection?: 'detect';
 }
 
 export interface AnswerParams {
@@ -75,6 +77,18 @@ export interface AnswerParams {
   stream_track?: 'inbound_track';
   stream_bidirectional_mode?: 'rtp';
   stream_bidirectional_codec?: 'PCMU';
+  webhook_url?: string;
+  webhook_url_method?: 'POST';
+}
+
+/** The body of the `transfer` command (the fields we use). */
+export interface TransferParams {
+  to: string;
+  /** Caller ID shown to the destination; Telnyx's default is the original caller's. */
+  from?: string;
+  /** Seconds to ring the destination (Telnyx: default 30). */
+  timeout_secs?: number;
+  client_state?: string;
   webhook_url?: string;
   webhook_url_method?: 'POST';
 }
@@ -175,6 +189,11 @@ export class TelnyxRestClient {
 
   async hangup(callControlId: string, params: { client_state?: string } = {}): Promise<void> {
     await this.command(callControlId, 'hangup', params);
+  }
+
+  /** Moves the call to `to` (Call Control `transfer`): Telnyx dials it and bridges the caller once answered. */
+  async transfer(callControlId: string, params: TransferParams): Promise<void> {
+    await this.command(callControlId, 'transfer', params);
   }
 
   /** POST /v2/calls/{call_control_id}/actions/{action}; Telnyx answers {data: {result: "ok"}}. */

@@ -76,6 +76,8 @@ export interface CreateCallParams {
   timeoutSeconds?: number;
   /** Hard cap on the call length in seconds (Twilio's TimeLimit). */
   timeLimitSeconds?: number;
+  /** Asynchronous answering-machine detection: the call connects at once, the verdict is POSTed to `statusCallback`. */
+  machineDetection?: { mode: 'Enable' | 'DetectMessageEnd'; statusCallback: string };
   signal?: AbortSignal;
 }
 
@@ -107,6 +109,12 @@ export function callForm(p: Omit<CreateCallParams, 'signal'>): URLSearchParams {
   }
   if (p.timeoutSeconds !== undefined) form.append('Timeout', String(p.timeoutSeconds));
   if (p.timeLimitSeconds !== undefined) form.append('TimeLimit', String(p.timeLimitSeconds));
+  if (p.machineDetection) {
+    form.append('MachineDetection', p.machineDetection.mode);
+    form.append('AsyncAmd', 'true');
+    form.append('AsyncAmdStatusCallback', p.machineDetection.statusCallback);
+    form.append('AsyncAmdStatusCallbackMethod', 'POST');
+  }
   return form;
 }
 
@@ -141,6 +149,31 @@ export class TwilioRestClient {
       throw new TwilioRestError('unexpected_response', `${this.host()} answered, but not with a Twilio call`, 200, null, null, true);
     }
     return { sid: body.sid, status: typeof body.status === 'string' ? body.status : 'queued', raw: body };
+  }
+
+  /**
+   * POST /2010-04-01/Accounts/{sid}/Calls/{CallSid}.json: a live call runs new TwiML (transfer),
+   * or is ended (`canceled` while queued or ringing, `completed` once answered).
+   */
+  async updateCall(callSid: string, update: { twiml: string } | { status: 'canceled' | 'completed' }, signal?: AbortSignal): Promise<TwilioCall> {
+    const form = new URLSearchParams('twiml' in update ? { Twiml: update.twiml } : { Status: update.status });
+    return this.callOf(await this.request('POST', this.callPath(callSid), form, signal));
+  }
+
+  /** GET /2010-04-01/Accounts/{sid}/Calls/{CallSid}.json: the call's current status. */
+  async fetchCall(callSid: string, signal?: AbortSignal): Promise<TwilioCall> {
+    return this.callOf(await this.request('GET', this.callPath(callSid), undefined, signal));
+  }
+
+  private callPath(callSid: string): string {
+    return `/2010-04-01/Accounts/${encodeURIComponent(this.creds.accountSid)}/Calls/${encodeURIComponent(callSid)}.json`;
+  }
+
+  private callOf(body: unknown): TwilioCall {
+    if (!isObject(body) || typeof body.sid !== 'string' || typeof body.status !== 'string') {
+      throw new TwilioRestError('unexpected_response', `${this.host()} answered, but not with a Twilio call`, 200);
+    }
+    return { sid: body.sid, status: body.status, raw: body };
   }
 
   get accountSid(): string {

@@ -73,3 +73,24 @@ export const REFUSALS = {
   unavailable: 'Sorry, this number cannot take your call right now. Please try again later. Goodbye.',
   busy: 'Sorry, all our lines are busy right now. Please try again in a few minutes. Goodbye.',
 } as const;
+
+/** Cold transfer: `<Dial>` the person; the caller's call leaves our stream for them. */
+export function dialNumberTwiml(e164: string, o: { callerId?: string; timeoutSeconds?: number } = {}): string {
+  const attrs = [o.callerId ? ` callerId="${xmlEscape(o.callerId)}"` : '', o.timeoutSeconds ? ` timeout="${o.timeoutSeconds}"` : ''].join('');
+  return `${XML_DECL}<Response><Dial${attrs}><Number>${xmlEscape(e164)}</Number></Dial></Response>`;
+}
+
+export interface ConferenceOptions extends SayOptions {
+  /** Spoken to this participant before it joins (the warm transfer's summary). */
+  say?: string;
+  /** This participant starts the conference (the person); the caller waits with hold music until then. */
+  startOnEnter: boolean;
+}
+
+/** Warm transfer: one participant of the conference `room`; either leaving ends it. */
+export function conferenceTwiml(room: string, o: ConferenceOptions): string {
+  const lang = [o.voice ? ` voice="${xmlEscape(o.voice)}"` : '', o.language ? ` language="${xmlEscape(o.language)}"` : ''].join('');
+  const say = o.say ? `<Say${lang}>${xmlEscape(o.say)}</Say>` : '';
+  const conf = `<Conference beep="false" startConferenceOnEnter="${o.startOnEnter}" endConferenceOnExit="true">${xmlEscape(room)}</Conference>`;
+  return `${XML_DECL}<Response>${say}<Dial>${conf}</Dial></Response>`;
+}

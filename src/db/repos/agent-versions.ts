@@ -26,6 +26,9 @@ const AgentAsRun = z.object({
   idle_warn_seconds: info.idle_warn_seconds.catch(null),
   idle_hangup_seconds: info.idle_hangup_seconds.catch(null),
   max_chars_per_min: info.max_chars_per_min.catch(null),
+  transfer_destinations: info.transfer_destinations.catch([]),
+  transfer_timeout_seconds: info.transfer_timeout_seconds.catch(null),
+  voicemail: info.voicemail.catch(null),
 });
 export type AgentAsRun = z.output<typeof AgentAsRun>;
 const AS_RUN_COLUMNS = Object.keys(AgentAsRun.shape);

@@ -2,7 +2,7 @@ import type { AppContext } from '../../shared/app-context.js';
 import { errors } from '../../shared/errors.js';
 import type { Db, Tx } from '../../shared/sql.js';
 import type { JSONValue } from 'postgres';
-import type { AgentVariable, PipelineMode } from '../../contract/agents.js';
+import type { AgentVariable, PipelineMode, TransferDestination, VoicemailSetting } from '../../contract/agents.js';
 
 // Agents and their versions. Every write stores the resulting V2AgentInfo in agent_versions
 // in the same transaction, so any version a session ran can be read back exactly.
@@ -36,6 +36,9 @@ export interface AgentRow {
   store_transcript: boolean;
   retention_days: number | null;
   insight_config: Record<string, unknown> | null;
+  transfer_destinations: TransferDestination[];
+  transfer_timeout_seconds: number | null;
+  voicemail: VoicemailSetting | null;
   webhook_url: string | null;
   webhook_include_transcript: boolean;
   webhook_include_recording_url: boolean;
@@ -49,11 +52,11 @@ export const SETTABLE = [
   'name', 'display_name', 'prompt', 'greeting', 'language', 'pipeline_mode', 'pipeline_config', 'tools',
   'tool_webhook_url', 'variables', 'backchannel', 'interruptible_greeting', 'can_send_dtmf', 'ambience_level', 'ambience_sound',
   'dead_air_seconds', 'idle_warn_seconds', 'idle_hangup_seconds', 'max_duration_seconds', 'max_chars_per_min',
-  'record_calls', 'store_transcript', 'retention_days', 'insight_config', 'webhook_url',
+  'record_calls', 'store_transcript', 'retention_days', 'insight_config', 'transfer_destinations', 'transfer_timeout_seconds', 'voicemail', 'webhook_url',
   'webhook_include_transcript', 'webhook_include_recording_url', 'is_active',
 ] as const;
 export type AgentFields = Partial<Pick<AgentRow, (typeof SETTABLE)[number]>>;
-const JSON_COLUMNS = new Set(['pipeline_config', 'tools', 'variables', 'insight_config']);
+const JSON_COLUMNS = new Set(['pipeline_config', 'tools', 'variables', 'insight_config', 'transfer_destinations', 'voicemail']);
 
 export type AgentInfo = ReturnType<typeof toAgentInfo>;
 
@@ -86,6 +89,9 @@ export function toAgentInfo(row: AgentRow) {
     store_transcript: row.store_transcript,
     retention_days: row.retention_days,
     insight_config: row.insight_config,
+    transfer_destinations: row.transfer_destinations,
+    transfer_timeout_seconds: row.transfer_timeout_seconds,
+    voicemail: row.voicemail,
     webhook_url: row.webhook_url,
     webhook_include_transcript: row.webhook_include_transcript,
     webhook_include_recording_url: row.webhook_include_recording_url,

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 //   GET            /v2/phone_numbers                        (filter[phone_number], page[number], page[size])
 //   GET/PATCH      /v2/phone_numbers/{id}                   ({connection_id})
 //   POST           /v2/calls                                (dial)
-//   POST           /v2/calls/{call_control_id}/actions/{answer|speak|hangup}
+//   POST           /v2/calls/{call_control_id}/actions/{answer|speak|transfer|hangup}
 // Each account has an Ed25519 key pair: the public key is what the customer pastes, the private
 // key signs the fake's webhooks. Every request is recorded.
 
@@ -264,8 +264,10 @@ export async function startFakeTelnyx(): Promise<FakeTelnyx> {
         if (!call) return notFound();
         if (!call.alive) return send(422, telnyxError('90018', 'Call has already ended', 'This call is no longer active and can\'t receive commands.'));
         const action = parts[4];
-        if (!['answer', 'speak', 'hangup'].includes(action)) return notFound();
+        if (!['answer', 'speak', 'transfer', 'hangup'].includes(action)) return notFound();
         if (action === 'speak' && (typeof body.payload !== 'string' || typeof body.voice !== 'string')) return invalid('payload and voice are required', '/payload');
+        if (action === 'transfer' && (typeof body.to !== 'string' || !E164.test(body.to))) return invalid('to must be a valid phone number', '/to');
+        if (action === 'transfer' && body.from !== undefined && (typeof body.from !== 'string' || !E164.test(body.from))) return invalid('from must be a valid phone number', '/from');
         call.actions.push({ action, body });
         if (typeof body.client_state === 'string') call.clientState = body.client_state;
         if (action === 'answer') {

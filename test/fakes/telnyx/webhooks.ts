@@ -59,7 +59,10 @@ const basePayload = (call: FakeTelnyxCall) => ({
   to: call.to,
 });
 
-export type CallEvent = 'call.initiated' | 'call.answered' | 'call.hangup' | 'call.speak.started' | 'call.speak.ended';
+export type CallEvent =
+  | 'call.initiated' | 'call.answered' | 'call.hangup' | 'call.speak.started' | 'call.speak.ended'
+  // Answering-machine detection (dialed with answering_machine_detection); `extra` carries `result`.
+  | 'call.machine.detection.ended' | 'call.machine.greeting.ended';
 
 /** A call event to the call's webhook URL; `extra` adds or overrides payload fields. */
 export async function sendCallEvent(fake: FakeTelnyx, call: FakeTelnyxCall, event: CallEvent, extra: Record<string, unknown> = {}, opts: SendOptions = {}): Promise<WebhookAnswer> {

@@ -129,3 +129,27 @@ export async function sendIncomingCall(
   });
   return { ...(await postSigned(url, form, account.token, { signature: call.signature })), callSid };
 }
+
+export type AnsweredBy = 'human' | 'machine_start' | 'machine_end_beep' | 'machine_end_silence' | 'machine_end_other' | 'fax' | 'unknown';
+
+/**
+ * Asynchronous answering-machine detection's verdict (AsyncAmdStatusCallback) for a call created
+ * with MachineDetection and AsyncAmd=true, as Twilio posts it.
+ */
+export async function sendAmdCallback(
+  fake: FakeTwilio,
+  callSid: string,
+  answeredBy: AnsweredBy,
+  opts: { detectionMs?: number; signature?: string } = {},
+): Promise<CallbackAnswer> {
+  const { call, account } = callOf(fake, callSid);
+  const url = call.form.AsyncAmdStatusCallback?.[0];
+  if (!url || call.form.AsyncAmd?.[0] !== 'true') throw new Error('fake twilio: this call has no asynchronous AMD');
+  const form = new URLSearchParams({
+    AccountSid: account.sid,
+    CallSid: callSid,
+    AnsweredBy: answeredBy,
+    MachineDetectionDuration: String(opts.detectionMs ?? 2500),
+  });
+  return postSigned(url, form, account.token, { signature: opts.signature });
+}

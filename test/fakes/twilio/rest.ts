@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 // answers, and errors shaped {code, message, more_info, status}. It serves
 //   GET  /2010-04-01/Accounts/{AccountSid}.json
 //   POST /2010-04-01/Accounts/{AccountSid}/Calls.json
+//   GET  /2010-04-01/Accounts/{AccountSid}/Calls/{CallSid}.json
+//   POST /2010-04-01/Accounts/{AccountSid}/Calls/{CallSid}.json                  (Twiml, Url, Status: update a live call)
 //   GET  /2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers.json   (PhoneNumber filter; PageSize, Page, PageToken)
 //   GET  /2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers/{PN sid}.json
 //   POST /2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers/{PN sid}.json   (VoiceUrl, VoiceMethod, StatusCallback, …)
@@ -49,6 +51,10 @@ export interface PlacedCall {
   sid: string;
   accountSid: string;
   form: Record<string, string[]>;
+  /** Twilio's CallStatus: queued, ringing, in-progress, completed, busy, failed, no-answer, canceled. */
+  status: string;
+  /** The form of every update (POST Calls/{sid}.json) that was carried out, in order. */
+  updates: Record<string, string[]>[];
 }
 
 /**
@@ -68,6 +74,12 @@ export interface FakeTwilio {
   /** An IncomingPhoneNumber on the account (defaults: no voice URL, POST methods). */
   addNumber: (accountSid: string, phoneNumber: string, settings?: Partial<FakeNumber>) => FakeNumber;
   number: (phoneNumber: string, accountSid?: string) => FakeNumber | undefined;
+  /** A call the test moves along (as the phone network would): answered, busy, hung up, ... */
+  setCallStatus: (sid: string, status: string) => void;
+  /** An inbound call Twilio holds for the account (the test posts its voice webhook itself). */
+  addCall: (accountSid: string, from: string, to: string, status?: string) => PlacedCall;
+  /** Called after each carried-out call update (as Twilio then stops a running <Connect><Stream>). */
+  onCallUpdate: ((call: PlacedCall, form: Record<string, string[]>) => void) | null;
   /** Answers the next request(s) as scripted instead of normally (FIFO). */
   override: (...answers: Override[]) => void;
   close: () => Promise<void>;
@@ -80,6 +92,31 @@ const rfc2822 = (d: Date) => d.toUTCString().replace('GMT', '+0000');
 
 function twilioError(status: number, code: number, message: string) {
   return { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status };
+}
+
+/** A Call resource as Twilio's JSON shows it. */
+function callJson(c: PlacedCall) {
+  const first = (k: string) => c.form[k]?.[0] ?? null;
+  const now = rfc2822(new Date());
+  const ended = ['completed', 'busy', 'failed', 'no-answer', 'canceled'].includes(c.status);
+  return {
+    sid: c.sid,
+    account_sid: c.accountSid,
+    to: first('To'),
+    to_formatted: first('To'),
+    from: first('From'),
+    from_formatted: first('From'),
+    status: c.status,
+    direction: first('Direction') ?? 'outbound-api',
+    start_time: c.status === 'queued' || c.status === 'ringing' ? null : now,
+    end_time: ended ? now : null,
+    duration: ended ? '0' : null,
+    price: null,
+    price_unit: 'USD',
+    date_created: now,
+    date_updated: now,
+    uri: `/2010-04-01/Accounts/${c.accountSid}/Calls/${c.sid}.json`,
+  };
 }
 
 /** The resource as Twilio's JSON shows it. */
@@ -173,9 +210,9 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
         if ('status' in scripted) return send(scripted.status, scripted.body ?? {}, scripted.headers);
       }
 
-      const m = /^\/2010-04-01\/Accounts\/([^/]+?)(\/Calls|\/IncomingPhoneNumbers(?:\/([^/]+?))?)?\.json$/.exec(path);
+      const m = /^\/2010-04-01\/Accounts\/([^/]+?)(\/Calls(?:\/([^/]+?))?|\/IncomingPhoneNumbers(?:\/([^/]+?))?)?\.json$/.exec(path);
       if (!m) return send(404, twilioError(404, 20404, `The requested resource ${path} was not found`));
-      const [, sid, sub, numberSid] = m;
+      const [, sid, sub, callSidPart, numberSid] = m;
       const callsPart = sub === '/Calls';
       const numbersPart = sub?.startsWith('/IncomingPhoneNumbers');
 
@@ -188,6 +225,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       }
       if (sid !== account.sid) return send(404, twilioError(404, 20404, `The requested resource ${path} was not found`));
 
+      if (callSidPart !== undefined) return oneCall(req.method ?? 'GET', account, callSidPart, form, send);
       if (numbersPart) return incomingNumbers(req.method ?? 'GET', account, numberSid, new URL(req.url ?? '/', 'http://x').searchParams, form, send);
       if (!callsPart && req.method === 'GET') {
         return send(200, {
@@ -214,7 +252,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
           return send(400, twilioError(400, 21211, `The 'To' number ${first('To')} is not a valid phone number.`));
         }
         const callSid = `CA${hex(16)}`;
-        calls.push({ sid: callSid, accountSid: account.sid, form });
+        calls.push({ sid: callSid, accountSid: account.sid, form, status: 'queued', updates: [] });
         if (lostAnswer) return void req.socket.destroy();
         const now = rfc2822(new Date());
         return send(201, {
@@ -239,6 +277,29 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       send(405, twilioError(405, 20004, 'Method not allowed'));
     });
   });
+
+  /** One call: its status (GET), or an update of a live call (POST Twiml / Url / Status). */
+  function oneCall(method: string, account: FakeAccount, callSid: string, form: Record<string, string[]>, send: (status: number, body: unknown) => void) {
+    const c = calls.find((x) => x.sid === callSid && x.accountSid === account.sid);
+    if (!c) return send(404, twilioError(404, 20404, `The requested resource /2010-04-01/Accounts/${account.sid}/Calls/${callSid}.json was not found`));
+    if (method === 'GET') return send(200, callJson(c));
+    if (method !== 'POST') return send(405, twilioError(405, 20004, 'Method not allowed'));
+    const first = (k: string) => form[k]?.[0];
+    const status = first('Status');
+    const ended = ['completed', 'busy', 'failed', 'no-answer', 'canceled'].includes(c.status);
+    if (status !== undefined) {
+      if (status !== 'canceled' && status !== 'completed') return send(400, twilioError(400, 21218, 'Invalid Status'));
+      // canceled only ends a call that has not been answered; completed ends it either way.
+      if (!ended && (status === 'completed' || c.status === 'queued' || c.status === 'ringing')) c.status = status;
+    } else {
+      if (!first('Twiml') && !first('Url')) return send(400, twilioError(400, 21205, 'Url parameter is required.'));
+      if (c.status !== 'in-progress') return send(400, twilioError(400, 21220, 'Call is not in-progress. Cannot redirect.'));
+    }
+    c.updates.push(form);
+    const answer = callJson(c);
+    fakeApi.onCallUpdate?.(c, form);
+    return send(200, answer);
+  }
 
   /** The IncomingPhoneNumbers list (newest last, paged by PageToken "PA" + the last sid), one number, or its update. */
   function incomingNumbers(
@@ -297,10 +358,21 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
-  return {
+  const fakeApi: FakeTwilio = {
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
     calls,
+    onCallUpdate: null,
+    setCallStatus: (sid, status) => {
+      const c = calls.find((x) => x.sid === sid);
+      if (!c) throw new Error(`fake twilio: no call ${sid}`);
+      c.status = status;
+    },
+    addCall: (accountSid, from, to, status = 'in-progress') => {
+      const c: PlacedCall = { sid: `CA${hex(16)}`, accountSid, form: { From: [from], To: [to], Direction: ['inbound'] }, status, updates: [] };
+      calls.push(c);
+      return c;
+    },
     addAccount: (a = {}) => {
       const account: FakeAccount = { sid: a.sid ?? randomAccountSid(), token: a.token ?? randomAuthToken(), status: a.status ?? 'active', friendlyName: a.friendlyName ?? 'Fake account' };
       accounts.set(account.sid, account);
@@ -338,4 +410,5 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return fakeApi;
 }

@@ -4,6 +4,7 @@ import type { CarrierInfo } from '../../../db/repos/carriers.js';
 import { errors } from '../../../shared/errors.js';
 import { handleRecordingCallback, handleStatusCallback } from '../../../telephony/callbacks.js';
 import { answerIncomingCall } from '../../../telephony/inbound.js';
+import { handleAmdCallback } from '../../../telephony/amd.js';
 import { verifyTwilioRequest } from '../../../telephony/verify.js';
 import { callbackPath } from '../../../telephony/urls.js';
 import { BODY_LIMIT_BYTES } from '../../plugins/json-body.js';
@@ -38,7 +39,7 @@ async function signedCarrier(router: Router, req: FastifyRequest<CallbackRequest
 const CallbackPath = z.strictObject({ carrier_id: z.uuid() });
 const SignatureHeader = z.object({ 'x-twilio-signature': z.string().describe('base64 HMAC-SHA1 of the public URL and the sorted form parameters, keyed with the auth token') });
 
-/** The three routes in /openapi.json: public (no API key), form-encoded bodies signed by Twilio. */
+/** The routes in /openapi.json: public (no API key), form-encoded bodies signed by Twilio. */
 function documentCallbacks(router: Router): void {
   const common = { tag: 'carrier callbacks', auth: 'none' as const, method: 'POST' as const, params: CallbackPath, headers: SignatureHeader, errors: [403, 413] };
   router.docs.add({
@@ -62,6 +63,13 @@ function documentCallbacks(router: Router): void {
     summary: "Twilio's recording status callback (RecordingStatusCallback, form-encoded, signed)",
     status: 204,
   });
+  router.docs.add({
+    ...common,
+    url: callbackPath(':carrier_id', 'amd'),
+    operationId: 'twilioAmdCallback',
+    summary: "Twilio's asynchronous answering-machine detection verdict (AsyncAmdStatusCallback of outbound calls whose agent has a voicemail setting, form-encoded, signed)",
+    status: 204,
+  });
 }
 
 export function twilioCallbackRoutes(router: Router): void {
@@ -83,6 +91,13 @@ export function twilioCallbackRoutes(router: Router): void {
       const { carrier, form } = await signedCarrier(router, req);
       const result = await handleRecordingCallback(ctx, carrier, form, req.query);
       if (result === 'ignored') req.log.info({ carrier_id: carrier.id }, 'twilio recording callback ignored');
+      return reply.code(204).send();
+    });
+
+    scope.post<CallbackRequest>(callbackPath(':carrier_id', 'amd'), async (req, reply: FastifyReply) => {
+      const { carrier, form } = await signedCarrier(router, req);
+      const result = await handleAmdCallback(ctx, carrier, form, req.query);
+      if (result === 'ignored') req.log.info({ carrier_id: carrier.id }, 'twilio amd callback ignored');
       return reply.code(204).send();
     });
 
