@@ -151,8 +151,8 @@ t.test('reads: list with filters and paging, get, other project 404, ledger', as
     const r = await post(a.machine, { agent_id: agentId });
     ids.push(r.json().session.id);
   }
-  await h.ctx.sql`update voice_sessions set insights = '{"status":"completed","summary":"x"}', status = 'completed' where id = ${ids[0]}`;
-  await h.ctx.sql`update voice_sessions set insights = '{"status":"failed","summary":null}' where id = ${ids[1]}`;
+  await h.ctx.sql`update voice_sessions set insights = '{"status":"completed","summary":"x","success":true,"data":{},"model":"m","completed_at":"2026-01-01T00:00:00.000Z"}', status = 'completed' where id = ${ids[0]}`;
+  await h.ctx.sql`update voice_sessions set insights = '{"status":"failed","summary":null,"success":null,"data":{},"model":"m","completed_at":"2026-01-01T00:00:00.000Z","error":"x"}' where id = ${ids[1]}`;
   const list = async (q: string, headers: Record<string, string> = a.machine, base = '/v2/voice/sessions') =>
     h.app.inject({ method: 'GET', url: `${base}${q}`, headers });
   let res = await list('');
