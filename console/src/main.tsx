@@ -7,6 +7,8 @@ import type { Project } from './types';
 import { useLoad } from './ui';
 import { LoginPage, logOut, SignupPage, VerifyPage } from './pages/account';
 import { AgentPage, AgentsPage, NewAgentPage } from './pages/agents';
+import { CampaignPage } from './pages/campaign';
+import { CampaignsPage, NewCampaignPage } from './pages/campaigns';
 import { KeysPage } from './pages/keys';
 import { PhonePage } from './pages/phone';
 import { ProjectsPage } from './pages/projects';
@@ -27,6 +29,7 @@ const SECTIONS: [string, string][] = [
   ['webhooks', 'Webhooks'],
   ['wallet', 'Wallet'],
   ['phone', 'Phone'],
+  ['campaigns', 'Campaigns'],
 ];
 
 function ProjectNav({ projectId, path }: { projectId: string; path: string }) {
@@ -92,6 +95,9 @@ function Page({ path }: { path: string }) {
   if ((m = match('/p/:pid/webhooks', path))) return <WebhooksPage projectId={m.pid} />;
   if ((m = match('/p/:pid/wallet', path))) return <WalletPage projectId={m.pid} />;
   if ((m = match('/p/:pid/phone', path))) return <PhonePage projectId={m.pid} />;
+  if ((m = match('/p/:pid/campaigns', path))) return <CampaignsPage projectId={m.pid} />;
+  if ((m = match('/p/:pid/campaigns/new', path))) return <NewCampaignPage projectId={m.pid} />;
+  if ((m = match('/p/:pid/campaigns/:cid', path))) return <CampaignPage key={m.cid} projectId={m.pid} campaignId={m.cid} />;
   return (
     <main>
       <h1>Page not found</h1>

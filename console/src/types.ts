@@ -137,3 +137,55 @@ export interface CarrierNumber {
   carrier_error?: string | null;
   created_at: string;
 }
+
+export type CampaignStatus = 'running' | 'paused' | 'canceled' | 'completed';
+export type CampaignRowState = 'queued' | 'in_progress' | 'retrying' | 'completed' | 'failed' | 'canceled';
+
+export interface CampaignCounters {
+  total: number;
+  queued: number;
+  in_progress: number;
+  retrying: number;
+  completed: number;
+  failed: number;
+  canceled: number;
+}
+
+export interface CallingWindow {
+  days: string[];
+  start: string;
+  end: string;
+}
+
+export interface Campaign {
+  id: string;
+  name: string;
+  agent_id: string;
+  status: CampaignStatus;
+  from_numbers: string[];
+  max_concurrent_calls: number;
+  timezone: string;
+  calling_windows: CallingWindow[];
+  retry: { max_attempts: number; min_spacing_seconds: number; on: string[] };
+  counters: CampaignCounters;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+export interface CampaignRow {
+  index: number;
+  to: string;
+  timezone: string;
+  state: CampaignRowState;
+  attempts: number;
+  next_attempt_at: string | null;
+  outcome: string | null;
+  last_error: string | null;
+  results: { attempt: number; session_id: string; from: string; status: string; end_reason: string | null; created_at: string }[];
+}
+
+export interface CampaignDetail extends Campaign {
+  rows: CampaignRow[];
+}

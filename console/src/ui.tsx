@@ -231,3 +231,12 @@ export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
   return new Date(iso).toLocaleString();
 }
+
+/** Calls `reload` every `ms` while `active` (a page that follows something still running). */
+export function usePolling(reload: () => void, active: boolean, ms = 2000): void {
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(reload, ms);
+    return () => clearInterval(timer);
+  }, [active, ms]);
+}

@@ -1,12 +1,23 @@
 import { useState } from 'preact/hooks';
 import { api, projectPath } from '../api';
+import { bodySchema, shapeOf } from '../schema';
 import type { WebhookEndpoint } from '../types';
-import { ErrorNote, TextField, useSubmit } from '../ui';
+import { ErrorNote, Loading, TextField, useLoad, useSubmit } from '../ui';
 
 // Creating an endpoint (POST; the signing secret comes back once) and editing one in place
 // (PATCH with only the changed fields; the signing secret stays, the revision goes up).
+// The event types offered are the create body's enum in /openapi.json, so a new event of the
+// service appears here without a console change.
 
-export const EVENT_TYPES = ['call.completed', 'call.failed', 'webhook.ping'] as const;
+const WEBHOOKS_BODY = '/console/v2/projects/{project_id}/webhooks';
+
+/** The event types an endpoint may subscribe to, as the service documents them. */
+export async function loadEventTypes(): Promise<string[]> {
+  const items = (await bodySchema(WEBHOOKS_BODY, 'post')).properties?.event_types?.items;
+  const values = items ? shapeOf(items).schema.enum : undefined;
+  if (!values?.length) throw new Error('the API schema lists no webhook event types');
+  return values.map(String);
+}
 
 interface Created {
   signing_secret: string;
@@ -35,6 +46,7 @@ export function EndpointForm({
   const [name, setName] = useState(editing?.name ?? '');
   const [url, setUrl] = useState(editing?.url ?? '');
   const [events, setEvents] = useState<string[]>(editing?.event_types ?? []);
+  const eventTypes = useLoad(loadEventTypes, []);
   const save = useSubmit();
   const title = editing ? `Edit ${editing.name}` : 'Add an endpoint';
   return (
@@ -66,7 +78,9 @@ export function EndpointForm({
       <fieldset>
         <legend>Events</legend>
         <p class="muted">None ticked: every event, including ones added later.</p>
-        {EVENT_TYPES.map((t) => (
+        {eventTypes.loading && !eventTypes.data && <Loading what="event types" />}
+        <ErrorNote error={eventTypes.error} />
+        {eventTypes.data?.map((t) => (
           <label class="check" key={t}>
             <input type="checkbox" checked={events.includes(t)} onChange={(e) => setEvents((e.target as HTMLInputElement).checked ? [...events, t] : events.filter((x) => x !== t))} /> {t}
           </label>
