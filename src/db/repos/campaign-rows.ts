@@ -108,7 +108,7 @@ export async function listEndedRows(db: Db, campaignId: string, limit = 1000): P
 /** Settles an in-progress row after its attempt ended: done, failed, or retrying at `nextAttemptAt`. */
 export async function settleRow(
   db: Db,
-  r: { id: string; attempt: number; state: Extract<RowState, 'completed' | 'failed' | 'retrying'>; outcome: string | null; nextAttemptAt: Date | null; now: Date },
+  r: { id: string; attempt: number; state: Extract<RowState, 'completed' | 'failed' | 'retrying' | 'canceled'>; outcome: string | null; nextAttemptAt: Date | null; now: Date },
 ): Promise<void> {
   await db`
     update campaign_rows set state = ${r.state}, outcome = ${r.outcome}, updated_at = ${r.now},
