@@ -29,7 +29,7 @@ function lines(seed: number): Line[] {
 }
 
 /** One simulated call: agent utterances (reference pushed LEAD_FRAMES before played) and optional caller speech. */
-function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: number, caller: { atMs: number; pcm: Int16Array } | null, seed: number, loops: Map<string, Float32Array>, half: Half) {
+function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: number, caller: { atMs: number; pcm: Int16Array } | null, seed: number, loops: Map<string, Float32Array>, half: Half, jumps = false) {
   const ch = new MediaChannel({ inRateHz: rateHz, procRateHz: rateHz, refRateHz: AGENT_RATE, frameMs: 20, maxMessageBytes: 4096, bargeIn: nativeBargeIn(DEFAULT_INTERRUPTION) });
   const n = (rateHz * FRAME_MS) / 1000;
   const agentN = (AGENT_RATE * FRAME_MS) / 1000;
@@ -52,10 +52,21 @@ function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: number, cal
   const events: number[] = [];
   const callerFrom = caller ? starts[0] + Math.round(caller.atMs / FRAME_MS) + LEAD_FRAMES : Infinity;
   let cut = Infinity;
+  // Delay jumps (a stall somewhere between the reference and the loudspeaker: the far end ran
+  // dry, then plays the rest later): every 10 s the echo comes 100-200 ms later, and 5 s after
+  // that its buffer drains back (frames skipped).
+  const jr = rng(seed ^ 0x5a11);
+  let shift = 0;
+  let jumpAt = -1;
+  const jumped: number[] = [];
   for (let f = 0; f < total; f++) {
+    if (jumps && f % 500 === 250) { jumpAt = f; shift = 5 + Math.round(5 * jr()); jumped.push(f); }
+    if (jumps && f === jumpAt + 250) shift = 0;
     const ref = f < cut ? frames[f] : null;
     if (ref) ch.pushReference(ref);
-    const playedAgent = f - LEAD_FRAMES >= 0 && f - LEAD_FRAMES < cut ? frames[f - LEAD_FRAMES] : null;
+    const p = f - LEAD_FRAMES - shift;
+    const dry = shift > 0 && f < jumpAt + shift; // the far end plays silence, then resumes where it was
+    const playedAgent = !dry && p >= 0 && p < cut ? frames[p] : null;
     const played = down.process(playedAgent ?? silence) ? down.output.slice(0, n) : new Float32Array(n);
     const mic = new Float32Array(n);
     floor.addTo(mic);
@@ -72,7 +83,7 @@ function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: number, cal
       if (caller && f >= callerFrom) cut = f; // the agent stops
     }
   }
-  return { events, callerFrom, starts };
+  return { events, callerFrom, starts, jumped };
 }
 
 function pct(xs: number[], p: number): number {
@@ -119,6 +130,9 @@ export function sweep(half: Half) {
     const fa: string[] = [];
     let speech = 0;
     let count = 0;
+    const ja: string[] = [];
+    let jumpSpeech = 0;
+    let jumpCount = 0;
     for (const line of lines(half === 'tuning' ? 5 : 6)) {
       const answers: Int16Array[] = [];
       let ms = 0;
@@ -131,8 +145,15 @@ export function sweep(half: Half) {
       speech += answers.reduce((s, a) => s + a.length / AGENT_RATE, 0);
       count += res.events.length;
       if (res.events.length) fa.push(`${line.name}: ${res.events.length}`);
+      if (line.echo) {
+        const j = run(rateHz, line, answers, 1200, null, 98, loops, half, true);
+        jumpSpeech += answers.reduce((s, a) => s + a.length / AGENT_RATE, 0);
+        jumpCount += j.events.length;
+        if (j.events.length) ja.push(`${line.name}: ${j.events.length}`);
+      }
     }
     out.push(`   false interruptions, caller silent, ${(speech / 60).toFixed(1)} min of agent speech: ${count}${fa.length ? ` (${fa.join('; ')})` : ''}`);
+    out.push(`   false interruptions over echo with delay jumps (+100-200 ms every 10 s), ${(jumpSpeech / 60).toFixed(1)} min: ${jumpCount}${ja.length ? ` (${ja.join('; ')})` : ''}`);
   }
   return out.join('\n');
 }

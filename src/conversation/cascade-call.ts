@@ -290,9 +290,15 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
       return;
     }
     if (this.pending || this.bargedIn || this.pickup.judging) return;
-    // A callee's "hello?" as they pick up is judged before the greeting is cut; meanwhile the
-    // greeting stops (no clear: what was sent plays out) and goes on if it was only that word.
-    if (this.pickup.begin(turn, now)) return this.shell.audio.pause(0);
+    // A callee's "hello?" as they pick up is judged before the greeting is cut. The phone stops
+    // at once all the same (`clear`: it would play the ~700 ms queued otherwise); what was
+    // still ahead of the callee goes back to the front of the greeting, so if it was only that
+    // word the greeting resumes from what was actually heard.
+    if (this.pickup.begin(turn, now)) {
+      this.shell.audio.pause(this.shell.line.leadSamples());
+      this.shell.clearPlayback();
+      return;
+    }
     this.interrupt(turn, now);
   }
 

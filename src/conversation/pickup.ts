@@ -2,9 +2,11 @@ import type { AgentTurn } from './agent-audio.js';
 
 // The callee of an outbound call answers the phone with "hello?", usually just as the greeting
 // starts. That word is not a barge-in: speech this short at the very start of the greeting is
-// let by (the greeting goes on, unpaused and unannounced), while longer speech there interrupts
-// as anywhere else. Both engines judge it on the echo-aware detector, which the greeting's own
-// echo does not fool, so no transcript is needed.
+// let by, while longer speech there interrupts as anywhere else. The greeting still stops at the
+// onset (`clear`, so a phone does not play on for the ~700 ms it has queued), its unplayed rest
+// kept; after a pickup word it resumes from what the callee heard, unannounced. Both engines
+// judge it on the echo-aware detector, which the greeting's own echo does not fool, so no
+// transcript is needed.
 
 /** Speech that starts this early in an outbound greeting may be the callee's pickup word. */
 export const PICKUP_WINDOW_MS = 1000;

@@ -106,7 +106,14 @@ export class RealtimeCall extends ShellPipeline implements CallEngine {
 
   hear({ pcm, events, now, agentAudible, bargeIn }: CallerFrames): void {
     if (bargeIn) this.onBargeIn('detector', now);
-    if (events & ChannelEvents.interruptionEnd) this.pickup.ended();
+    if (events & ChannelEvents.interruptionEnd && this.pickup.judging) {
+      this.pickup.ended();
+      // Only a pickup word: the greeting goes on from where the callee stopped hearing it.
+      if (!this.bargedIn && this.shell.audio.isPaused) {
+        this.shell.audio.resume();
+        this.shell.kick();
+      }
+    }
 
     // The provider hears the caller, never the agent's own echo: while the agent may be in the
     // microphone (and no barge-in), silence goes up in its place and the microphone is kept.
@@ -302,8 +309,13 @@ export class RealtimeCall extends ShellPipeline implements CallEngine {
     if (!playing || this.bargedIn || this.pickup.judging) return;
     // Contract §11: interruptible_greeting false keeps greetings, reminders and goodbyes playing.
     if (!this.config.agent.interruptibleGreeting && FIXED_PHRASES.has(playing.purpose)) return;
-    // A callee's "hello?" as they pick up is judged before the greeting is touched.
-    if (source === 'detector' && this.pickup.begin(playing.turn!, now)) return;
+    // A callee's "hello?" as they pick up is judged before the greeting is cut; the phone stops
+    // at once (`clear`) and the unplayed rest goes back to the front, to resume after the word.
+    if (source === 'detector' && this.pickup.begin(playing.turn!, now)) {
+      this.shell.audio.pause(this.shell.line.leadSamples());
+      this.shell.clearPlayback();
+      return;
+    }
     this.interrupt(playing, source);
   }
 

@@ -13,7 +13,8 @@ import { openStream, sessionRow, startBed, until } from './helpers.js';
 // The greeting of an outbound phone call through the real conversation engine and the Twilio
 // bridge: the callee talking over it cuts it (`clear`, the stored transcript keeps what was
 // heard, the callee's words are answered), except a short pickup word ("hello?") in its first
-// second, which the greeting simply goes on over; a sentence there still cuts it.
+// second: the phone stops at once all the same (`clear`), and the greeting resumes from what the
+// callee heard, so they hear all of it; a sentence there cuts it.
 
 const GREETING = 'Hello Ann, this is the city clinic calling about your appointment tomorrow morning. We would like to confirm the time with you and answer any questions you might have.';
 const providers = await startProviderFakes();
@@ -57,6 +58,31 @@ async function twoSecondsIntoGreeting(transcript: string, reply: string) {
   return { phone, sessionId };
 }
 
+/**
+ * The greeting's μ-law as the phone played it (the media before the server's first mark): each
+ * message plays after the previous one at 8 bytes per ms, and a `clear` drops what had not
+ * played yet.
+ */
+function greetingHeard(phone: FakeMediaStream): Buffer {
+  const played: Buffer[] = [];
+  let queued: { from: number; bytes: Buffer }[] = [];
+  let endsAt = 0;
+  for (const m of phone.received) {
+    if (m.event === 'mark') break;
+    if (m.event === 'media') {
+      const bytes = Buffer.from(String((m.json.media as { payload?: unknown }).payload ?? ''), 'base64');
+      const from = Math.max(m.atMs, endsAt);
+      queued.push({ from, bytes });
+      endsAt = from + bytes.length / 8;
+    } else if (m.event === 'clear') {
+      for (const q of queued) played.push(q.bytes.subarray(0, Math.max(0, Math.round((m.atMs - q.from) * 8))));
+      queued = [];
+      endsAt = m.atMs;
+    }
+  }
+  return Buffer.concat([...played, ...queued.map((q) => q.bytes)]);
+}
+
 async function hangUpAndTranscript(phone: FakeMediaStream, sessionId: string) {
   await phone.hangUp();
   await bed.media!.idle();
@@ -86,14 +112,27 @@ t.test('the callee talking over the greeting: clear, the stored greeting cut to 
   t.same(answer.messages.slice(1).map((m) => m.content), [greeting, 'sorry who is calling'], 'the model saw the greeting as heard');
 });
 
-t.test('outbound: "hello?" in the first second of the greeting is a pickup word, the greeting goes on', async (t) => {
+t.test('outbound: "hello?" in the first second of the greeting stops the phone at once, then the greeting resumes and is heard whole', async (t) => {
+  // What the whole greeting sounds like on this line, nobody talking over it.
+  const quiet = await outboundCall();
+  await quiet.phone.waitFor((s) => s.marks().length > 0, 15_000, 'the greeting played');
+  const whole = greetingHeard(quiet.phone);
+  await hangUpAndTranscript(quiet.phone, quiet.sessionId);
+
   const chats = providers.requests.filter((r) => r.path === '/v1/chat/completions').length;
   const { phone, sessionId } = await outboundCall();
   await greetingStarts(phone);
   phone.say(speech('Hello?', 8000), 'pickup');
-  // The greeting (about 7 s of tone) plays to the end: its mark comes back, no clear before it.
+  await phone.waitFor((s) => s.clears() > 0, 5000, 'clear');
+  const cleared = phone.messages('clear')[0].atMs - phone.saidAt.get('pickup')!;
+  t.ok(cleared < 500, `the phone stopped ${cleared} ms after the callee started (was: played on for ~700 ms)`);
+  // The word was only a pickup: the greeting resumes and plays to the end (its mark comes back).
   await phone.waitFor((s) => s.marks().length > 0, 15_000, 'the greeting played');
-  t.equal(phone.clears(), 0, 'never cleared');
+  t.equal(phone.clears(), 1, 'one clear, at the pickup word');
+  const heard = greetingHeard(phone);
+  t.ok(Math.abs(heard.length - whole.length) <= 8 * 60, `the callee heard ${heard.length / 8} ms of the ${whole.length / 8} ms greeting`);
+  t.ok(heard.subarray(-8000).equals(whole.subarray(-8000)), 'its last second as it should be');
+  t.ok(heard.subarray(0, 400).equals(whole.subarray(0, 400)), 'and its first 50 ms');
   const entries = await hangUpAndTranscript(phone, sessionId);
   t.same(entries.map((e) => [e.role, e.text]), [['assistant', GREETING]], 'the whole greeting, and no turn for the pickup word');
   t.equal(providers.requests.filter((r) => r.path === '/v1/chat/completions').length, chats, 'nothing was answered');
@@ -107,7 +146,7 @@ t.test('outbound: a sentence in the first second of the greeting interrupts it',
   phone.say(speech('Hello, who is this? I was not expecting a call.', 8000), 'sentence');
   await phone.waitFor((s) => s.clears() > 0, 5000, 'clear');
   const waited = phone.messages('clear')[0].atMs - phone.saidAt.get('sentence')!;
-  t.ok(waited >= 500 && waited < 1500, `cleared ${waited} ms in: once it was longer than a pickup word`);
+  t.ok(waited < 500, `cleared ${waited} ms in: the phone stops at the onset, before the words are judged`);
   await phone.waitFor((s) => s.marks().length > 0, 15_000, 'the answer');
   const entries = await hangUpAndTranscript(phone, sessionId);
   t.same(entries.map((e) => e.role), ['assistant', 'user', 'assistant']);

@@ -63,6 +63,7 @@ class BargeInDetector {
   float margin_ = 4.f;
   int64_t nowMs_ = 0, runMs_ = 0, quietMs_ = 0, markMs_ = -1, lastMs_ = -1;
   int refActiveHops_ = 0, delayHops_ = -1;
+  int jumpLag_ = -10, jumpHops_ = 0;  // a lag the echo seems to have moved to, and for how many hops
   bool fired_ = false;
   float excess_ = 0;  // last hop: mic power over (noise background + expected echo)
 };

@@ -2,6 +2,7 @@
 #include "vc/simd.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 
@@ -25,6 +26,7 @@ constexpr float kEvidenceExcess = 3.f;
 constexpr float kErlCreep = 1.02f;  // per hop (+0.09 dB): slow rises
 constexpr float kCapDecay = 0.5f;   // per 20 ms (-3 dB): a per-lag cap where no echo shows
 constexpr float kEchoLike = 0.2f;   // mic/ref shape correlation at the delay above the mean over lags
+constexpr int kJumpHops = 3;        // hops the echo must show at a new lag before the delay moves there
 int16_t kSilence[4800] = {0};      // stands in for a missing reference (48 kHz x 100 ms)
 }  // namespace
 
@@ -53,6 +55,8 @@ void BargeInDetector::Reset() {
   std::memset(shape_, 0, sizeof shape_);
   std::memset(corr_, 0, sizeof corr_);
   delayHops_ = -1;
+  jumpLag_ = -10;
+  jumpHops_ = 0;
   echoSeen_ = capTurn_ = false;
   for (float& g : erl_) g = kErlInit;
   for (auto& lag : cap_)
@@ -150,6 +154,22 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
       float atDelay = 0;
       for (int k = std::max(0, delayHops_ - 1); k <= std::min(hist_ - 1, delayHops_ + 1); ++k) atDelay = std::max(atDelay, now[k]);
       echoLike = atDelay - nowMean > kEchoLike;
+      // The echo moved (a jitter buffer that ran dry plays the rest later): the mic has the
+      // reference's shape at another lag, hop after hop. The smoothed correlation takes ~1 s
+      // to follow, and meanwhile the echo at the new lag counted as the caller.
+      int kNow = 0;
+      for (int k = 1; k < hist_; ++k) if (now[k] > now[kNow]) kNow = k;
+      if (!echoLike && now[kNow] - nowMean > kEchoLike && std::abs(kNow - delayHops_) > 1) {
+        jumpHops_ = std::abs(kNow - jumpLag_) <= 1 ? jumpHops_ + 1 : 1;
+        jumpLag_ = kNow;
+        if (jumpHops_ >= kJumpHops) {
+          corr_[kNow] = std::max(corr_[kNow], corr_[delayHops_] + 0.05f);
+          delayHops_ = kNow;  // not echoLike: the caller may be what matched, the gain must not creep
+          jumpHops_ = 0;
+        }
+      } else {
+        jumpHops_ = 0;
+      }
     }
   }
   // With a trusted delay the echo bound uses the reference around that lag
@@ -164,6 +184,13 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
     for (int k = first; k <= last; ++k) {
       const float* r = ring_[(newest - k + hist_) % hist_];
       for (int b = 0; b < kBands; ++b) sel[b] = std::max(sel[b], r[b]);
+    }
+    // A lag the echo may have moved to (seen, not yet trusted) bounds it too meanwhile.
+    if (jumpHops_ >= 2) {
+      for (int k = std::max(0, jumpLag_ - 1); k <= std::min(hist_ - 1, jumpLag_ + 1); ++k) {
+        const float* r = ring_[(newest - k + hist_) % hist_];
+        for (int b = 0; b < kBands; ++b) sel[b] = std::max(sel[b], r[b]);
+      }
     }
   }
   for (int b = 0; b < kBands; ++b) extra[b] = margin_ * (echoSeen_ ? erl_[b] * sel[b] : capped[b]);
