@@ -149,9 +149,12 @@ t.test('outbound: a sentence in the first second of the greeting interrupts it',
   t.ok(waited < 500, `cleared ${waited} ms in: the phone stops at the onset, before the words are judged`);
   await phone.waitFor((s) => s.marks().length > 0, 15_000, 'the answer');
   const entries = await hangUpAndTranscript(phone, sessionId);
-  t.same(entries.map((e) => e.role), ['assistant', 'user', 'assistant']);
-  t.ok(GREETING.startsWith(entries[0].text) && entries[0].text.length < GREETING.length / 3, `the greeting was cut: "${entries[0].text}"`);
-  t.equal(entries[1].text, 'hello who is this i was not expecting a call');
+  // Cut at the onset, the callee heard a few hundred ms of it: a short prefix, or not one whole word (no entry).
+  const greeting = entries[0]?.role === 'assistant' && entries.length === 3 ? entries.shift()! : null;
+  if (greeting) t.ok(GREETING.startsWith(greeting.text) && greeting.text.length < GREETING.length / 3, `the greeting was cut: "${greeting.text}"`);
+  t.same(entries.map((e) => e.role), ['user', 'assistant'], 'the sentence, then the answer');
+  t.equal(entries[0].text, 'hello who is this i was not expecting a call');
+  t.equal(entries[1].text, 'This is the city clinic, sorry to surprise you.');
 });
 
 t.test('outbound: the same "hello?" later in the greeting interrupts it', async (t) => {
