@@ -67,8 +67,8 @@ t.test('with its Redis down the throttle lets sign-ins through', async (t) => {
   await redis.start();
 });
 
-t.test('the hashing gate runs the first lane before the second and bounds the queues', async (t) => {
-  const gate = new ConcurrencyGate(1, 1, { first: 2, second: 1 });
+t.test('the hashing gate runs earlier lanes first and bounds the queues', async (t) => {
+  const gate = new ConcurrencyGate<'first' | 'second'>([{ name: 'first', slots: 1, queue: 2 }, { name: 'second', slots: 1, queue: 1 }], 8);
   const order: string[] = [];
   let release!: () => void;
   const blocker = gate.run('first', () => new Promise<void>((r) => (release = r)));
@@ -81,7 +81,7 @@ t.test('the hashing gate runs the first lane before the second and bounds the qu
 });
 
 t.test('the second lane never holds the slots the first lane needs', async (t) => {
-  const gate = new ConcurrencyGate(2, 1, { first: 4, second: 4 });
+  const gate = new ConcurrencyGate<'first' | 'second'>([{ name: 'first', slots: 2, queue: 4 }, { name: 'second', slots: 1, queue: 4 }], 8);
   const releases: (() => void)[] = [];
   const hold = (lane: 'first' | 'second', tag: string, log: string[]) => gate.run(lane, () => new Promise<void>((r) => releases.push(() => (log.push(tag), r()))));
   const log: string[] = [];

@@ -1,30 +1,37 @@
 import type { AppContext } from '../../../shared/app-context.js';
 import { findAccountByEmail, createAccount, sendVerification, verifyEmailToken } from '../../../db/repos/accounts.js';
 import { revokeFamily, rotateRefresh, startFamily } from '../../../db/repos/auth-tokens.js';
-import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../../shared/crypto/password.js';
+import { DUMMY_PASSWORD_HASH, hashLaneHasRoom, verifyPassword } from '../../../shared/crypto/password.js';
 import { GateFull } from '../../../shared/concurrency-gate.js';
-import { checkSignUp, recordSignInSuccess, startSignIn, undoSignInAttempt } from '../../auth/sign-in-throttle.js';
+import { BUSY_RETRY_AFTER_S, checkSignUp, deviceCookieFor, recordSignInSuccess, startSignIn, undoSignInAttempt } from '../../auth/sign-in-throttle.js';
 import { errors } from '../../../shared/errors.js';
 import type { ConsoleCaller } from '../../auth/console-session.js';
 import { defineRoute, type Router } from '../../route.js';
 import { AccountInfo, EmailVerifiedInfo, LoggedOutInfo, LoginBody, RefreshBody, SignupBody, TokenPairInfo, VerifyEmailBody } from '../../../contract/identity.js';
 
-async function checkPassword(ctx: AppContext, email: string, password: string, address: string) {
-  const { suspect } = await startSignIn(ctx, email, address);
+async function checkPassword(ctx: AppContext, email: string, password: string, address: string, cookieHeader: string | undefined) {
+  const standing = await startSignIn(ctx, email, address, cookieHeader);
+  const busy = async () => {
+    // No verdict on the password: not a failed sign-in, but the client must wait its Retry-After.
+    await undoSignInAttempt(ctx, standing, true);
+    return errors.rateLimited(BUSY_RETRY_AFTER_S, 'too many sign-ins in progress; retry shortly');
+  };
+  // Refused at once when its lane is full, before the database is asked anything.
+  if (!hashLaneHasRoom(standing.lane)) throw await busy();
   let account: Awaited<ReturnType<typeof findAccountByEmail>>;
   let ok: boolean;
   try {
     account = await findAccountByEmail(ctx, email);
     // Verify against a dummy hash when there is no account, so timing does not reveal which is wrong.
-    ok = await verifyPassword(password, account?.password_hash ?? DUMMY_PASSWORD_HASH, suspect ? 'second' : 'first');
+    ok = await verifyPassword(password, account?.password_hash ?? DUMMY_PASSWORD_HASH, standing.lane);
   } catch (err) {
-    // No verdict on the password (database down, hashing gate full): not a failed sign-in.
-    await undoSignInAttempt(ctx, email, address);
-    if (err instanceof GateFull) throw errors.rateLimited(1, 'too many sign-ins in progress; retry shortly');
+    // Shed from the hashing queue, or no verdict for another reason (database down).
+    if (err instanceof GateFull) throw await busy();
+    await undoSignInAttempt(ctx, standing);
     throw err;
   }
   if (!account || !ok) throw errors.invalidCredentials();
-  await recordSignInSuccess(ctx, email, address);
+  await recordSignInSuccess(ctx, standing);
   return account;
 }
 
@@ -34,7 +41,10 @@ export function authRoutes(router: Router): void {
 
   defineRoute(router, { method: 'POST', url: '/console/auth/signup', operationId: 'signUp', summary: 'Create an account', errors: [409, 429], tag, auth: 'none', body: SignupBody, status: 201, response: AccountInfo }, async ({ body, req }) => {
     await checkSignUp(ctx, body.email, req.ip);
-    const account = await createAccount(ctx, body.email, body.password);
+    const account = await createAccount(ctx, body.email, body.password).catch((err: unknown) => {
+      if (err instanceof GateFull) throw errors.rateLimited(BUSY_RETRY_AFTER_S, 'too many sign-ups in progress; retry shortly');
+      throw err;
+    });
     await sendVerification(ctx, account);
     return { id: account.id, email: account.email, email_verified: account.email_verified };
   });
@@ -47,9 +57,11 @@ export function authRoutes(router: Router): void {
   // The link in the verification mail.
   defineRoute(router, { method: 'GET', url: '/console/auth/verify-email', operationId: 'verifyEmailLink', summary: 'Verify an e-mail address (the mailed link)', errors: [404], tag, auth: 'none', query: VerifyEmailBody, status: 200, response: EmailVerifiedInfo }, async ({ query }) => verify(query.token));
 
-  defineRoute(router, { method: 'POST', url: '/console/auth/login', operationId: 'logIn', summary: 'Log in', errors: [401, 429], tag, auth: 'none', body: LoginBody, status: 200, response: TokenPairInfo }, async ({ body, req }) => {
-    const account = await checkPassword(ctx, body.email, body.password, req.ip);
+  defineRoute(router, { method: 'POST', url: '/console/auth/login', operationId: 'logIn', summary: 'Log in', errors: [401, 429], tag, auth: 'none', body: LoginBody, status: 200, response: TokenPairInfo }, async ({ body, req, reply }) => {
+    const account = await checkPassword(ctx, body.email, body.password, req.ip, req.headers.cookie);
     if (account.suspended) throw errors.accountSuspended();
+    // This browser is now a known client of the account: its next sign-ins skip the guessers' queue.
+    reply.header('set-cookie', deviceCookieFor(ctx, body.email, req.protocol === 'https'));
     return startFamily(ctx, account.id);
   });
 
