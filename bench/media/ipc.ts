@@ -7,6 +7,8 @@ export interface ServerCounts {
   ringDrops: number;
   /** Frames dropped on purpose by BENCH_FAULT_DROP_EVERY (the self-check). */
   faultDrops: number;
+  /** Agent calls (--agent): answers the engine started (first answer frame sent). */
+  answers?: number;
 }
 
 export interface ServerStats extends ServerCounts {

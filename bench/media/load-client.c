@@ -29,6 +29,11 @@
 //        frame's JSON), "hangup", "exit"
 //   out: "ready", "measure-start", "measure-end", "done <ClientStats JSON>", "hung-up"
 // BENCH_CLIENT_CPU=<k> pins the process to CPU k.
+// BENCH_CLIENT_SPEECH=<file> (agent calls, `--agent`): web sessions play this raw PCM16 16 kHz
+// caller audio (whole 20 ms frames, looped; each session starts at its own place in the loop)
+// instead of the marked tone. Agent answers carry no marks: every output frame is counted as
+// unidentified (= output frames received), and a gap over TURN_GAP_MS between two of a
+// session's frames starts a new agent turn rather than counting as jitter.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -98,6 +103,9 @@ static const uint8_t CLOSE_FRAME[] = {0x88, 0x82, 1, 2, 3, 4, 0x03 ^ 1, 0xe8 ^ 2
 static int8_t b64value[256];
 static uint32_t hist[BINS + 1];     // |inter-arrival − 20 ms|, 0.1 ms bins
 static uint32_t latency[BINS + 1];  // arrival − due of the window's frames, 0.1 ms bins
+static uint8_t *speechFrames;  // masked caller-speech frames (BENCH_CLIENT_SPEECH), or NULL
+static long speechCount;
+enum { TURN_GAP_MS = 250 };
 static int measuring;
 static double t0;  // when input frame 0 of group 0 was due
 static int ep;
@@ -139,6 +147,27 @@ static void buildFrames(void) {
       f[8 + 2 * i + 1] = (uint8_t)((uint16_t)s >> 8) ^ mask[(2 * i + 1) & 3];
     }
   }
+}
+
+/** Caller speech for agent calls: the file's whole 20 ms frames, masked like the web frames. */
+static void loadSpeech(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) perror(path), exit(1);
+  fseek(f, 0, SEEK_END);
+  long bytes = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  speechCount = bytes / PAYLOAD;
+  if (speechCount < 1) fprintf(stderr, "%s: no whole frame\n", path), exit(1);
+  speechFrames = malloc((size_t)speechCount * FRAME_LEN);
+  const uint8_t mask[4] = {0x12, 0x34, 0x56, 0x78};
+  for (long m = 0; m < speechCount; m++) {
+    uint8_t *fr = speechFrames + (size_t)m * FRAME_LEN;
+    fr[0] = 0x82, fr[1] = 0x80 | 126, fr[2] = PAYLOAD >> 8, fr[3] = PAYLOAD & 0xff;
+    memcpy(fr + 4, mask, 4);
+    if (fread(fr + 8, 1, PAYLOAD, f) != PAYLOAD) fprintf(stderr, "%s: short read\n", path), exit(1);
+    for (int i = 0; i < PAYLOAD; i++) fr[8 + i] ^= mask[i & 3];
+  }
+  fclose(f);
 }
 
 /** Writes mark `seq` into a carrier `media` frame (masked, at payload index markAt). */
@@ -202,7 +231,7 @@ static int queueFrame(Conn *c, long seq) {
 static void onFrame(Conn *c, double now, long mark) {
   if (!measuring) c->lastArrival = -1;
   else {
-    if (c->lastArrival >= 0) {
+    if (c->lastArrival >= 0 && !(speechFrames && now - c->lastArrival > TURN_GAP_MS)) {
       double dev = fabs(now - c->lastArrival - FRAME_MS);
       long bin = lround(dev * 10);
       hist[bin > BINS ? BINS : bin]++;
@@ -240,7 +269,7 @@ static void sumMiddle(Conn *c, const uint8_t *p, uint64_t pos, size_t len) {
 /** The mark of a PCM frame from the mean of its middle half, or -1. */
 static long pcmMark(const Conn *c) {
   uint64_t samples = (c->midTo - c->midFrom) / 2;
-  if (!samples) return -1;
+  if (!samples || speechFrames) return -1;
   double x = ((double)c->sum / samples - MARK_STEP / 2.0) / MARK_STEP + WEB_MARKS / 2;
   long m = lround(x);
   return fabs(x - m) > 0.25 || m < 0 || m >= WEB_MARKS ? -1 : m;
@@ -529,7 +558,7 @@ static uint8_t *base64(const char *in, size_t *len) {
 }
 
 /** One target line: host, port, path, and for a carrier session its opening and media frames. */
-static void target(Conn *c, char *line) {
+static void target(Conn *c, char *line, long index) {
   char *save = NULL, *host = strtok_r(line, " ", &save), *port = strtok_r(NULL, " ", &save), *path = strtok_r(NULL, " ", &save);
   char *hello = strtok_r(NULL, " ", &save), *media = strtok_r(NULL, " ", &save), *markAt = strtok_r(NULL, " ", &save);
   snprintf(c->host, sizeof c->host, "%s", host ? host : "");
@@ -539,6 +568,11 @@ static void target(Conn *c, char *line) {
   c->frameLen = FRAME_LEN;
   c->repLen = sizeof webFrames;
   c->markAt = -1;
+  if (speechFrames) {
+    c->rep = speechFrames;
+    c->repLen = (size_t)speechCount * FRAME_LEN;
+    c->off = (size_t)(index * 97 % speechCount) * FRAME_LEN;
+  }
   if (hello && media && markAt) {
     c->hello = base64(hello, &c->helloLen);
     size_t len;
@@ -563,6 +597,8 @@ int main(void) {
   memset(b64value, -1, sizeof b64value);
   for (int i = 0; i < 64; i++) b64value[(uint8_t)B64[i]] = (int8_t)i;
   buildFrames();
+  const char *speech = getenv("BENCH_CLIENT_SPEECH");
+  if (speech && *speech) loadSpeech(speech);
   ep = epoll_create1(0);
   printf("ready\n");
   fflush(stdout);
@@ -576,7 +612,7 @@ int main(void) {
       conns = calloc(n, sizeof *conns);
       for (int i = 0; i < n && getline(&line, &cap, stdin) > 0; i++) {
         line[strcspn(line, "\n")] = 0;
-        target(&conns[i], line);
+        target(&conns[i], line, i);
       }
       run(warmup, measure);
     } else if (strcmp(line, "hangup") == 0) {

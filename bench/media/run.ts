@@ -7,6 +7,12 @@
 // against our media node and the same baseline parsing the JSON and μ-law in JS. Default sizes
 // 100,500,1000. The rows go under `carrier` in media.json; the web rows there are kept.
 //
+// `npm run bench:media -- --agent` (or BENCH_AGENT=1): agent calls (server-agent.ts: the cascade
+// engine with bench:turns' instant in-process providers) against our echo node and the bare uWS
+// echo floor at the same N. The C client plays caller speech (espeak-ng prompts, 3 s apart) on
+// the agent calls; the figure is server CPU-ms per call-second. Default sizes 100,300. The rows
+// go under `agent` in media.json; the other rows there are kept.
+//
 // `npm run bench:media -- --self-check` (or BENCH_SELF_CHECK=1): checks the counting itself.
 // Each server drops every 10th output frame of one session (BENCH_FAULT_DROP_EVERY=10, in the
 // bench's server wrappers); the client must report exactly a tenth of that session's due frames
@@ -30,12 +36,14 @@ import { Keyring } from '../../src/shared/crypto/keyring.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { nextMessage, type CarrierStart, type ClientStats, type ServerStats } from './ipc.js';
 import { plotSvg } from './plot.js';
+import { callerSpeechFile } from './caller-speech.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const CARRIER = process.argv.includes('--carrier') || process.env.BENCH_CARRIER === '1';
+const AGENT = process.argv.includes('--agent') || process.env.BENCH_AGENT === '1';
 const SELF_CHECK = process.argv.includes('--self-check') || process.env.BENCH_SELF_CHECK === '1';
 const FAULT_EVERY = 10;
-const SIZES = (process.env.BENCH_SIZES ?? (SELF_CHECK ? '100' : CARRIER ? '100,500,1000' : '100,500,1000,2000')).split(',').map(Number);
+const SIZES = (process.env.BENCH_SIZES ?? (SELF_CHECK ? '100' : CARRIER ? '100,500,1000' : AGENT ? '100,300' : '100,500,1000,2000')).split(',').map(Number);
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? (SELF_CHECK ? 2000 : 3000));
 const MEASURE_MS = Number(process.env.BENCH_MEASURE_MS ?? (SELF_CHECK ? 4000 : 10000));
 // Every session then has a whole number of 10-frame runs due, so exactly a tenth is dropped.
@@ -63,7 +71,10 @@ const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${pr
 const serverFlags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
 // Servers run with --expose-gc: the idle and final RSS snapshots follow a full GC, so RSS per
 // session counts live memory rather than garbage not yet collected.
-const child = (file: string) => fork(resolve(here, file), [], { execArgv: ['--import', 'tsx', ...(file.includes('server-') ? ['--expose-gc', ...profile, ...serverFlags] : [])], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const child = (file: string, extra: Record<string, string> = {}) =>
+  fork(resolve(here, file), [], { execArgv: ['--import', 'tsx', ...(file.includes('server-') ? ['--expose-gc', ...profile, ...serverFlags] : [])], env: { ...env, ...extra }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+// Agent calls: the C client plays this caller speech instead of the marked tone.
+const speechFile = AGENT ? callerSpeechFile(join(tmpdir(), `voice-bench-caller-speech-${process.pid}.raw`)) : '';
 const stats = async (p: ChildProcess, gc = false) => {
   const m = nextMessage<{ stats: ServerStats }>(p, (x) => x?.type === 'stats');
   p.send({ cmd: 'stats', gc });
@@ -72,8 +83,8 @@ const stats = async (p: ChildProcess, gc = false) => {
 
 // `alt` (with BENCH_ALT_TREE=<another checkout>): that checkout's server-ours.ts, against the same
 // database and load, for A/B comparisons of two versions of our server in one run.
-type ServerKind = 'ours' | 'baseline' | 'floor' | 'alt';
-const SERVERS = (process.env.BENCH_SERVERS ?? (SELF_CHECK ? 'ours,baseline,floor' : 'ours,baseline')).split(',') as ServerKind[];
+type ServerKind = 'ours' | 'baseline' | 'floor' | 'alt' | 'agent';
+const SERVERS = (process.env.BENCH_SERVERS ?? (SELF_CHECK ? 'ours,baseline,floor' : AGENT ? 'agent,ours,floor' : 'ours,baseline')).split(',') as ServerKind[];
 const ALT_TREE = process.env.BENCH_ALT_TREE ?? '';
 /** The server list runs this many times per size (interleaved repeats of an A/B). */
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 1);
@@ -110,6 +121,9 @@ interface Row {
   client_cpu_percent: number;
   server_cpu_percent: number;
   server_cpu_system_share: number;
+  /** Agent calls: answers the engine started in the window (per call-minute below). */
+  answers?: number;
+  answers_per_call_minute?: number;
 }
 
 type Targets = { urls: string[]; carrier?: CarrierStart[] };
@@ -131,7 +145,7 @@ async function measure(server: ServerKind, n: number, urlsFor: (port: number) =>
   died.catch(() => {});
   const { port } = await Promise.race([nextMessage<{ port: number }>(srv, (m) => m?.type === 'ready'), died]);
   if (PIN) execFileSync('taskset', ['-a', '-p', '-c', '0', String(srv.pid)], { stdio: 'ignore' });
-  const client = child('load-client.ts');
+  const client = child('load-client.ts', server === 'agent' ? { BENCH_CLIENT_SPEECH: speechFile } : {});
   await nextMessage(client, (m) => m?.type === 'ready');
   const { urls, carrier } = await urlsFor(port);
   const idle = await stats(srv, true);
@@ -180,6 +194,10 @@ async function measure(server: ServerKind, n: number, urlsFor: (port: number) =>
     server_cpu_percent: round((serverCpuMs / (windowS * 1000)) * 100, 1),
     server_cpu_system_share: round((after.cpuSystemMs - before.cpuSystemMs) / serverCpuMs, 2),
   };
+  if (server === 'agent') {
+    row.answers = (after.answers ?? 0) - (before.answers ?? 0);
+    row.answers_per_call_minute = round(row.answers / (c.connected * windowS / 60), 2);
+  }
   thresholds = { late_ms: c.lateMs, deadline_ms: c.deadlineMs };
   return { row, lossy: c.lossy, faultDrops: after.faultDrops - before.faultDrops };
 }
@@ -261,7 +279,7 @@ try {
   for (const n of SIZES) {
     for (const server of Array.from({ length: REPEAT }, () => SERVERS).flat()) {
       const measured = await measure(server, n, async (port) => {
-        const real = server === 'ours' || server === 'alt';
+        const real = server === 'ours' || server === 'alt' || server === 'agent';
         if (CARRIER) return carrierTargets(port, n, real);
         if (!real) return { urls: Array.from({ length: n }, (_, i) => `ws://127.0.0.1:${port}/stream?id=${i}`) };
         const urls: string[] = [];
@@ -293,10 +311,17 @@ try {
   await closeContext(ctx);
   await dropDatabase(config.DATABASE_URL).catch(() => {});
   rmSync(clientBin, { force: true });
+  if (speechFile) rmSync(speechFile, { force: true });
 }
 
 const pad = (v: unknown, w: number) => String(v).padStart(w);
-console.log(`\n${CARRIER ? 'carrier sessions (Twilio media streams, μ-law 8 kHz)' : 'web sessions (PCM16 16 → 24 kHz)'}`);
+if (AGENT) {
+  console.log('\nagent calls: unidentified = the agent\'s output frames (no marks); jitter only within agent turns; missing/late do not apply to agent rows');
+  for (const r of rows.filter((x) => x.server === 'agent')) {
+    console.log(`agent N=${r.sessions}: ${r.answers} answers (${r.answers_per_call_minute} per call-minute), ${r.unidentified_frames} output frames`);
+  }
+}
+console.log(`\n${AGENT ? 'agent calls (PCM16 16 → 24 kHz, caller speech) with echo rows of the same run' : CARRIER ? 'carrier sessions (Twilio media streams, μ-law 8 kHz)' : 'web sessions (PCM16 16 → 24 kHz)'}`);
 console.log(
   `frames of the window: missing = not there ${thresholds.deadline_ms} ms after due (per session, never below 0), late = there ${thresholds.late_ms}–${thresholds.deadline_ms} ms after due; ` +
     `ring drops = the server's own count (among the missing, not added)`,
@@ -326,9 +351,11 @@ const counting = {
 };
 const run = { date: new Date().toISOString(), node: process.version, machine, loadavg_at_end: loadavg().map((v) => round(v, 2)), warmup_ms: WARMUP_MS, measure_ms: MEASURE_MS, counting, rows };
 // One file for both modes: a web run keeps the last carrier run and the other way round.
-const result = CARRIER
-  ? { ...(previous ?? {}), carrier: { ...run, note: 'Twilio media streams on /v2/carriers/twilio/stream: μ-law 8 kHz base64 JSON in and out; baseline = ws + JSON + base64 + JS μ-law tables + fvad at 8 kHz' } }
-  : { ...run, ...(previous?.carrier ? { carrier: previous.carrier } : {}) };
+const result = AGENT
+  ? { ...(previous ?? {}), agent: { ...run, note: 'agent calls: cascade engine with instant in-process providers (bench/turns/fakes.ts), caller speech from the C client; ours/floor rows are echo sessions of the same run' } }
+  : CARRIER
+    ? { ...(previous ?? {}), carrier: { ...run, note: 'Twilio media streams on /v2/carriers/twilio/stream: μ-law 8 kHz base64 JSON in and out; baseline = ws + JSON + base64 + JS μ-law tables + fvad at 8 kHz' } }
+    : { ...run, ...(previous?.carrier ? { carrier: previous.carrier } : {}), ...(previous?.agent ? { agent: previous.agent } : {}) };
 writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
 writeFileSync(out.replace(/\.json$/, '.svg'), plotSvg(result.rows ?? [], result.carrier?.rows ?? []));
 console.log(`\nwrote ${out} and media.svg`);

@@ -29,7 +29,10 @@ const ctx = await createContext(config, {
 });
 // The Twilio stream route registered as src/roles/media.ts does (carrier sessions, --carrier).
 const nodeId = randomUUID();
-const server = await startMediaNode(ctx, { port: 0, host: '127.0.0.1', nodeId, routes: [twilioStreamRoute(ctx, nodeId)] });
+// BENCH_REGISTER=<capacity>: in the media node registry (two-nodes.ts), as the media role is.
+const capacity = Number(process.env.BENCH_REGISTER ?? 0);
+const register = capacity > 0 ? { publicUrl: (port: number) => `ws://127.0.0.1:${port}`, capacity } : undefined;
+const server = await startMediaNode(ctx, { port: 0, host: '127.0.0.1', nodeId, routes: [twilioStreamRoute(ctx, nodeId)], register });
 
 serveBenchmark(
   server.port,

@@ -154,39 +154,47 @@ export async function admitCall(ctx: AppContext, projectId: string, req: CallAdm
 
     const row = await ctx.sql.begin(async (tx) => {
       if (req.begin) await req.begin(tx);
-      const wallet = await lockWallet(tx, projectId);
+      // Every admission of the project waits for the wallet lock, held until commit: the
+      // statements under it go pipelined (one connection runs them in order, the counts after
+      // the lock), one round trip for the checks and one for the writes.
+      const [wallet, live, keyLive] = await Promise.all([
+        lockWallet(tx, projectId),
+        countLiveSessions(tx, projectId, now),
+        pk ? countLiveKeySessions(tx, pk.id, now) : 0,
+      ]);
       if (!wallet || wallet.balance - wallet.held < hold) throw sessionErrors.walletInsufficient();
-      const live = await countLiveSessions(tx, projectId, now);
       if (live >= project.max_concurrent_sessions) throw sessionErrors.concurrencyLimit(LIVE_LIMIT_RETRY_AFTER_SECONDS);
-      if (pk && (await countLiveKeySessions(tx, pk.id, now)) >= pk.max_concurrent_sessions) throw sessionErrors.concurrencyLimit(LIVE_LIMIT_RETRY_AFTER_SECONDS);
-      const inserted = await insertSession(tx, {
-        id: sessionId,
-        project_id: projectId,
-        agent_id: agent.id,
-        agent_version: agent.version,
-        direction: req.direction,
-        language: agent.language,
-        pipeline_mode: agent.pipeline_mode,
-        pipeline_snapshot: loaded.snapshot,
-        project_revision: project.revision,
-        sample_rate_in: req.sample_rate_in,
-        sample_rate_out: req.sample_rate_out,
-        encoding: req.encoding,
-        max_duration_seconds: maxDuration,
-        created_at: now,
-        record: agent.record_calls && (req.record ?? true),
-        store_transcript: agent.store_transcript && (req.store_transcript ?? true),
-        metadata: req.metadata ?? null,
-        variables: req.variables,
-        rate_nano_usd_per_min: RATE_NANO_USD_PER_MIN,
-        rate_version: RATE_VERSION,
-        hold_nano_usd: hold,
-        token_hash: sha256Hex(token),
-        token_expires_at: expiresAt,
-        media_node_id: target.nodeId,
-        media_node_url: target.nodeId ? target.url : null,
-      });
-      await placeHold(tx, projectId, sessionId, hold, now);
+      if (pk && keyLive >= pk.max_concurrent_sessions) throw sessionErrors.concurrencyLimit(LIVE_LIMIT_RETRY_AFTER_SECONDS);
+      const [inserted] = await Promise.all([
+        insertSession(tx, {
+          id: sessionId,
+          project_id: projectId,
+          agent_id: agent.id,
+          agent_version: agent.version,
+          direction: req.direction,
+          language: agent.language,
+          pipeline_mode: agent.pipeline_mode,
+          pipeline_snapshot: loaded.snapshot,
+          project_revision: project.revision,
+          sample_rate_in: req.sample_rate_in,
+          sample_rate_out: req.sample_rate_out,
+          encoding: req.encoding,
+          max_duration_seconds: maxDuration,
+          created_at: now,
+          record: agent.record_calls && (req.record ?? true),
+          store_transcript: agent.store_transcript && (req.store_transcript ?? true),
+          metadata: req.metadata ?? null,
+          variables: req.variables,
+          rate_nano_usd_per_min: RATE_NANO_USD_PER_MIN,
+          rate_version: RATE_VERSION,
+          hold_nano_usd: hold,
+          token_hash: sha256Hex(token),
+          token_expires_at: expiresAt,
+          media_node_id: target.nodeId,
+          media_node_url: target.nodeId ? target.url : null,
+        }),
+        placeHold(tx, projectId, sessionId, hold, now),
+      ]);
       if (pk) {
         await setSessionPublishableKey(tx, sessionId, pk.id);
         inserted.publishable_key_id = pk.id;

@@ -68,11 +68,14 @@ export async function lockWallet(tx: Tx, projectId: string): Promise<{ balance: 
   return row ? { balance: row.balance_nano_usd, held: row.held_nano_usd } : null;
 }
 
+/** Both statements go at once (pipelined on the transaction's connection, run in order). */
 export async function placeHold(tx: Tx, projectId: string, sessionId: string, hold: bigint, at: Date): Promise<void> {
-  await tx`update wallets set held_nano_usd = held_nano_usd + ${hold.toString()}, updated_at = now()
-    where project_id = ${projectId}`;
-  await tx`insert into wallet_ledger (project_id, kind, amount_nano_usd, session_id, created_at)
-    values (${projectId}, 'hold', ${hold.toString()}, ${sessionId}, ${at})`;
+  await Promise.all([
+    tx`update wallets set held_nano_usd = held_nano_usd + ${hold.toString()}, updated_at = now()
+      where project_id = ${projectId}`,
+    tx`insert into wallet_ledger (project_id, kind, amount_nano_usd, session_id, created_at)
+      values (${projectId}, 'hold', ${hold.toString()}, ${sessionId}, ${at})`,
+  ]);
 }
 
 /**
