@@ -466,6 +466,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console/v2/projects/{project_id}/voice/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List campaigns with their progress counters, newest first */
+        get: operations["consoleListCampaigns"];
+        put?: never;
+        /** Start a batch campaign of outbound calls (at most 10,000 rows; optional Idempotency-Key) */
+        post: operations["consoleCreateCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v2/projects/{project_id}/voice/campaigns/{campaign_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a campaign, its counters and a page of its rows with their sessions */
+        get: operations["consoleGetCampaign"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v2/projects/{project_id}/voice/campaigns/{campaign_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a campaign: rows not yet dialled are canceled (calls in progress go on) */
+        post: operations["consoleCancelCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v2/projects/{project_id}/voice/campaigns/{campaign_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause a campaign (calls in progress go on) */
+        post: operations["consolePauseCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/v2/projects/{project_id}/voice/campaigns/{campaign_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a paused campaign */
+        post: operations["consoleResumeCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console/v2/projects/{project_id}/voice/sessions": {
         parameters: {
             query?: never;
@@ -601,7 +687,8 @@ export interface paths {
         delete: operations["consoleDisableWebhookEndpoint"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change a webhook endpoint in place (only sent fields change; status disables or enables again) */
+        patch: operations["consoleUpdateWebhookEndpoint"];
         trace?: never;
     };
     "/console/v2/projects/{project_id}/webhooks/{endpoint_id}/dead-letters/{delivery_id}/replay": {
@@ -794,6 +881,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/carriers/twilio/{carrier_id}/amd": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Twilio's asynchronous answering-machine detection verdict (AsyncAmdStatusCallback of outbound calls whose agent has a voicemail setting, form-encoded, signed) */
+        post: operations["twilioAmdCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/carriers/twilio/{carrier_id}/recording": {
         parameters: {
             query?: never;
@@ -877,7 +981,8 @@ export interface paths {
         delete: operations["disableWebhookEndpoint"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change a webhook endpoint in place (only sent fields change; status disables or enables again) */
+        patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
     "/v2/projects/{project_id}/webhooks/{endpoint_id}/dead-letters/{delivery_id}/replay": {
@@ -959,6 +1064,92 @@ export interface paths {
         get: operations["getProviderCatalogue"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/voice/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List campaigns with their progress counters, newest first */
+        get: operations["listCampaigns"];
+        put?: never;
+        /** Start a batch campaign of outbound calls (at most 10,000 rows; optional Idempotency-Key) */
+        post: operations["createCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/voice/campaigns/{campaign_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a campaign, its counters and a page of its rows with their sessions */
+        get: operations["getCampaign"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/voice/campaigns/{campaign_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a campaign: rows not yet dialled are canceled (calls in progress go on) */
+        post: operations["cancelCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/voice/campaigns/{campaign_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause a campaign (calls in progress go on) */
+        post: operations["pauseCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/voice/campaigns/{campaign_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a paused campaign */
+        post: operations["resumeCampaign"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1070,6 +1261,109 @@ export interface components {
             success: boolean | null;
             summary: string | null;
         };
+        CampaignAttemptInfo: {
+            attempt: number;
+            /** Format: date-time */
+            created_at: string;
+            end_reason: string | null;
+            from: string;
+            /** Format: uuid */
+            session_id: string;
+            status: string;
+        };
+        CampaignCounters: {
+            canceled: number;
+            completed: number;
+            failed: number;
+            in_progress: number;
+            queued: number;
+            retrying: number;
+            total: number;
+        };
+        CampaignDetail: {
+            /** Format: uuid */
+            agent_id: string;
+            calling_windows: {
+                days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                end: string;
+                start: string;
+            }[];
+            counters: components["schemas"]["CampaignCounters"];
+            /** Format: date-time */
+            created_at: string;
+            finished_at: string | null;
+            from_numbers: string[];
+            /** Format: uuid */
+            id: string;
+            last_error: string | null;
+            max_concurrent_calls: number;
+            max_duration_seconds: number | null;
+            name: string;
+            /** Format: uuid */
+            project_id: string;
+            record: boolean | null;
+            retry: {
+                max_attempts: number;
+                min_spacing_seconds: number;
+                on: ("busy" | "no_answer")[];
+            };
+            rows: components["schemas"]["CampaignRowInfo"][];
+            /** @enum {string} */
+            status: "running" | "paused" | "canceled" | "completed";
+            store_transcript: boolean | null;
+            timezone: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        CampaignInfo: {
+            /** Format: uuid */
+            agent_id: string;
+            calling_windows: {
+                days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                end: string;
+                start: string;
+            }[];
+            counters: components["schemas"]["CampaignCounters"];
+            /** Format: date-time */
+            created_at: string;
+            finished_at: string | null;
+            from_numbers: string[];
+            /** Format: uuid */
+            id: string;
+            last_error: string | null;
+            max_concurrent_calls: number;
+            max_duration_seconds: number | null;
+            name: string;
+            /** Format: uuid */
+            project_id: string;
+            record: boolean | null;
+            retry: {
+                max_attempts: number;
+                min_spacing_seconds: number;
+                on: ("busy" | "no_answer")[];
+            };
+            /** @enum {string} */
+            status: "running" | "paused" | "canceled" | "completed";
+            store_transcript: boolean | null;
+            timezone: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        CampaignRowInfo: {
+            attempts: number;
+            index: number;
+            last_error: string | null;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            next_attempt_at: string | null;
+            outcome: string | null;
+            results: components["schemas"]["CampaignAttemptInfo"][];
+            /** @enum {string} */
+            state: "queued" | "in_progress" | "retrying" | "completed" | "failed" | "canceled";
+            timezone: string;
+            to: string;
+        };
         CarrierCreateRequest: {
             base_url?: string | null;
             credentials: {
@@ -1173,6 +1467,59 @@ export interface components {
                 [key: string]: string;
             };
         };
+        CreateCampaignRequest: {
+            /** Format: uuid */
+            agent_id: string;
+            /** @default [] */
+            calling_windows?: {
+                days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                end: string;
+                start: string;
+            }[];
+            from_numbers: string[];
+            /** @default 5 */
+            max_concurrent_calls?: number;
+            max_duration_seconds?: number | null;
+            name: string;
+            record?: boolean | null;
+            /**
+             * @default {
+             *       "max_attempts": 3,
+             *       "min_spacing_seconds": 600,
+             *       "on": [
+             *         "busy",
+             *         "no_answer"
+             *       ]
+             *     }
+             */
+            retry?: {
+                /** @default 3 */
+                max_attempts?: number;
+                /** @default 600 */
+                min_spacing_seconds?: number;
+                /**
+                 * @default [
+                 *       "busy",
+                 *       "no_answer"
+                 *     ]
+                 */
+                on?: ("busy" | "no_answer")[];
+            };
+            rows: {
+                metadata?: {
+                    [key: string]: unknown;
+                } | null;
+                timezone?: string | null;
+                to: string;
+                /** @default {} */
+                variables?: {
+                    [key: string]: string;
+                };
+            }[];
+            store_transcript?: boolean | null;
+            /** @default UTC */
+            timezone?: string;
+        };
         CreatedApiKey: {
             /** Format: date-time */
             created_at: string;
@@ -1264,7 +1611,7 @@ export interface components {
         };
         CreateWebhookEndpointRequest: {
             /** @default [] */
-            event_types?: ("call.completed" | "call.failed" | "webhook.ping")[];
+            event_types?: ("call.completed" | "call.failed" | "call.transferred" | "webhook.ping" | "campaign.completed")[];
             name: string;
             url: string;
         };
@@ -1458,6 +1805,13 @@ export interface components {
             /** Format: uuid */
             session_id: string;
         };
+        UpdateWebhookEndpointRequest: {
+            event_types?: ("call.completed" | "call.failed" | "call.transferred" | "webhook.ping" | "campaign.completed")[];
+            name?: string;
+            /** @enum {string} */
+            status?: "active" | "disabled";
+            url?: string;
+        };
         V2AgentCreate: {
             /** @default null */
             ambience_level?: number | null;
@@ -1512,11 +1866,26 @@ export interface components {
                 type: "function";
             }[];
             /** @default [] */
+            transfer_destinations?: {
+                /** @default  */
+                description?: string;
+                e164: string;
+                name: string;
+            }[];
+            /** @default null */
+            transfer_timeout_seconds?: number | null;
+            /** @default [] */
             variables?: {
                 name: string;
                 /** @default false */
                 required?: boolean;
             }[];
+            /** @default null */
+            voicemail?: {
+                /** @enum {string} */
+                action: "hangup" | "leave_message";
+                message?: string;
+            } | null;
             /** @default false */
             webhook_include_recording_url?: boolean;
             /** @default false */
@@ -1566,10 +1935,22 @@ export interface components {
             store_transcript: boolean;
             tool_webhook_url: string | null;
             tools: unknown[];
+            transfer_destinations: {
+                /** @default  */
+                description: string;
+                e164: string;
+                name: string;
+            }[];
+            transfer_timeout_seconds: number | null;
             /** Format: date-time */
             updated_at: string;
             variables: unknown[];
             version: number;
+            voicemail: {
+                /** @enum {string} */
+                action: "hangup" | "leave_message";
+                message?: string;
+            } | null;
             webhook_include_recording_url: boolean;
             webhook_include_transcript: boolean;
             webhook_url: string | null;
@@ -1609,11 +1990,23 @@ export interface components {
                 /** @constant */
                 type: "function";
             }[] | null;
+            transfer_destinations?: {
+                /** @default  */
+                description?: string;
+                e164: string;
+                name: string;
+            }[] | null;
+            transfer_timeout_seconds?: number | null;
             variables?: {
                 name: string;
                 /** @default false */
                 required?: boolean;
             }[] | null;
+            voicemail?: {
+                /** @enum {string} */
+                action: "hangup" | "leave_message";
+                message?: string;
+            } | null;
             webhook_include_recording_url?: boolean | null;
             webhook_include_transcript?: boolean | null;
             webhook_url?: string | null;
@@ -3280,6 +3673,206 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    consoleListCampaigns: {
+        parameters: {
+            query?: {
+                limit?: string;
+                offset?: string;
+                status?: "" | ("running" | "paused" | "canceled" | "completed");
+            };
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignInfo"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    consoleCreateCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: kept 24 h per project; the same key with the same body replays the first success (status and body, with Idempotent-Replayed: true); with another body it is a 422 at loc ["header","Idempotency-Key"]. Errors are not kept: a failed request may be retried with its key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCampaignRequest"];
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignInfo"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    consoleGetCampaign: {
+        parameters: {
+            query?: {
+                limit?: string;
+                offset?: string;
+                state?: "" | ("queued" | "in_progress" | "retrying" | "completed" | "failed" | "canceled");
+            };
+            header?: never;
+            path: {
+                campaign_id: string;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    consoleCancelCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: string;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignInfo"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    consolePauseCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: string;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignInfo"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    consoleResumeCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: string;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignInfo"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     consoleListVoiceSessions: {
         parameters: {
             query?: {
@@ -3620,6 +4213,42 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    consoleUpdateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: string;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointInfo"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -4144,6 +4773,35 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    twilioAmdCallback: {
+        parameters: {
+            query?: never;
+            header: {
+                "x-twilio-signature": string;
+            };
+            path: {
+                carrier_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     twilioRecordingCallback: {
         parameters: {
             query?: never;
@@ -4341,6 +4999,46 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: string;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointInfo"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -4548,6 +5246,221 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listCampaigns: {
+        parameters: {
+            query?: {
+                limit?: string;
+                offset?: string;
+                status?: "" | ("running" | "paused" | "canceled" | "completed");
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignInfo"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: kept 24 h per project; the same key with the same body replays the first success (status and body, with Idempotent-Replayed: true); with another body it is a 422 at loc ["header","Idempotency-Key"]. Errors are not kept: a failed request may be retried with its key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCampaignRequest"];
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignInfo"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCampaign: {
+        parameters: {
+            query?: {
+                limit?: string;
+                offset?: string;
+                state?: "" | ("queued" | "in_progress" | "retrying" | "completed" | "failed" | "canceled");
+            };
+            header?: never;
+            path: {
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignInfo"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    pauseCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignInfo"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    resumeCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignInfo"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
