@@ -127,3 +127,29 @@ t.test('MediaChannel: reference pushed in step with 8 kHz caller audio', async (
   t.ok(callerFrames / frames <= 0.01, `echo-only caller frames ${(100 * callerFrames / frames).toFixed(2)}%`);
   t.equal(interruptions, 0);
 });
+
+t.test('a caller 20 dB quieter than usual, 100 ms into the agent on a line without echo, is caught at once', async (t) => {
+  // The per-band double-talk test: the residual carries the caller in several bands and the mic
+  // does not have the reference's shape, while the broadband echo bound still masks them.
+  const caller = speechTrack(RATE, 3, 8);
+  const startMs = agent.labels.indexOf(1) * FRAME_MS + 100;
+  const onset = Math.round((caller.onsetsMs[0] * RATE) / 1000);
+  const shift = Math.round((startMs * RATE) / 1000) - onset;
+  const mic = new Float32Array(agent.pcm.length);
+  for (let i = 0; i < mic.length; i++) {
+    const j = i - shift;
+    mic[i] = 10 * hiss[i] + (j >= onset && j < onset + 1.5 * RATE ? 0.1 * caller.pcm[j] : 0);
+  }
+  const r = run(toInt16(mic), 100);
+  const latency = r.raisedAtMs.map((ms) => ms - startMs).find((d) => d >= 0);
+  t.ok(latency !== undefined && latency <= 300, `interrupted after ${latency} ms (<= 300)`);
+  t.same(r.raisedAtMs.filter((ms) => ms < startMs), [], 'nothing before the caller');
+});
+
+t.test('a crowd on the line, caller silent, while the agent speaks: no interruptions', async (t) => {
+  // The line's own peaks (learned while no band is over) bound the evidence, as the echo does.
+  const crowd = noise('babble', agent.pcm.length, RATE, 7);
+  const mic = crowd.map((v) => 600 * v);
+  const r = run(toInt16(mic), 100);
+  t.ok(r.interruptionsMs.length <= 1, `${r.interruptionsMs.length} interruptions over ${(agent.pcm.length / RATE).toFixed(0)} s (<= 1)`);
+});

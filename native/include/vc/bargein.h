@@ -66,6 +66,14 @@ class BargeInDetector {
   int jumpLag_ = -10, jumpHops_ = 0;  // a lag the echo seems to have moved to, and for how many hops
   bool fired_ = false;
   float excess_ = 0;  // last hop: mic power over (noise background + expected echo)
+  // Per-band residual double-talk test (see DoubleTalk in bargein.cc).
+  bool DoubleTalk(const float* mic, const float* micFloor, const float* sel, float echoCorr, bool quiet);
+  float dtGain_[kBands];  // per band echo power gain at the tracked delay, learned by NLMS
+  float peak_[kBands];    // per band peak level of the line beyond the echo, caller silent
+  float echoCorr_ = 0;    // mic/ref shape match over the lags' mean (in units of its threshold), ~50 ms
+  bool overPeak_ = true;  // last hop: the mic is over the line's peaks plus the echo bound
+  int dtHops_ = 0;        // consecutive hops with a residual the echo does not explain
+  bool dtHop_ = false;    // last hop: the double-talk test declares the caller
 };
 
 }  // namespace vc

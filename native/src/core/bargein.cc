@@ -27,6 +27,28 @@ constexpr float kErlCreep = 1.02f;  // per hop (+0.09 dB): slow rises
 constexpr float kCapDecay = 0.5f;   // per 20 ms (-3 dB): a per-lag cap where no echo shows
 constexpr float kEchoLike = 0.2f;   // mic/ref shape correlation at the delay above the mean over lags
 constexpr int kJumpHops = 3;        // hops the echo must show at a new lag before the delay moves there
+// Per-band residual double-talk test (DoubleTalk below). A band counts when its residual
+// (mic - predicted echo - line) is 4x (6 dB) max(line, predicted echo); 4 such bands for 3 hops in
+// a row, with the mic's shape not the reference's, declare the caller. Tuned on the sweep's
+// tuning half (bench/turns/detector-sweep.ts; before the peak gate below 2x added 10-40 false
+// barge-ins per 11.7 min, 8x slowed quiet callers).
+constexpr float kDtOver = 4.f;
+constexpr int kDtBands = 4;
+constexpr int kDtHops = 3;
+// Shape match over the mean of the lags, as a fraction of which the mic is echo-like: at the
+// trusted delay 0.3; before one is trusted the best of ~60 lags matches speech by chance (0.6
+// let callers' speech pass as echo), so 0.8.
+constexpr float kDtCorr = 0.3f;
+constexpr float kDtCorr0 = 0.8f;
+constexpr float kDtMu = 0.3f;       // NLMS step on band energies (one tap per band)
+constexpr float kDtMuSlow = 0.02f;  // upward step when the mic does not look like the echo
+// The line's peaks beyond the echo (music notes, a crowd's loud moments) rise 0.3 of the way per
+// hop and fall 0.9 dB/s, learned only on hops with no band over: a masked caller's onset trips
+// bands and is not learned. Evidence needs the mic over these peaks plus the echo bound (babble
+// and music false barge-ins 25 and 57 -> 0 and 8 per 11.7 min on the tuning half).
+constexpr float kPeakRise = 0.3f;
+constexpr float kPeakDecay = 0.998f;
+constexpr int kPeakOver = 1;
 int16_t kSilence[4800] = {0};      // stands in for a missing reference (48 kHz x 100 ms)
 }  // namespace
 
@@ -59,6 +81,11 @@ void BargeInDetector::Reset() {
   jumpHops_ = 0;
   echoSeen_ = capTurn_ = false;
   for (float& g : erl_) g = kErlInit;
+  for (float& g : dtGain_) g = kErlInit;
+  for (float& g : peak_) g = 0;
+  echoCorr_ = 0;
+  dtHops_ = 0;
+  dtHop_ = false;
   for (auto& lag : cap_)
     for (float& c : lag) c = kErlInit;
   head_ = 0;
@@ -134,8 +161,9 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
     micAct += mic[b] > 4.f * micFloor[b] ? 1.f : 0.f;
   }
   bool echoLike = false;  // the mic has the shape of the reference at the trusted delay
+  float corrNow = 0;      // best instantaneous shape match over the lags, above their mean
   if (refAct >= 4 && micAct >= 4) {
-    float m[kBands], now[kMaxHist], nowMean = 0;
+    float m[kBands], now[kMaxHist], nowMean = 0, top = -1.f;
     Shape(mic, m);
     const v8f m0 = LoadU8(m), m1 = LoadU8(m + 8);
     for (int k = 0, row = newest; k < hist_; ++k, row = row ? row - 1 : hist_ - 1) {
@@ -143,8 +171,12 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
       corr_[k] += 0.03f * (c - corr_[k]);
       now[k] = c;
       nowMean += c;
+      top = std::max(top, c);
     }
     nowMean /= hist_;
+    // Echo-likeness in units of its threshold: any lag until a delay is trusted (the best of
+    // many lags matches speech by chance, so the bar is higher), then only the lags around it.
+    corrNow = (top - nowMean) / kDtCorr0;
     int best = 0;
     float mean = 0;
     for (int k = 0; k < hist_; ++k) { mean += corr_[k]; if (corr_[k] > corr_[best]) best = k; }
@@ -154,6 +186,7 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
       float atDelay = 0;
       for (int k = std::max(0, delayHops_ - 1); k <= std::min(hist_ - 1, delayHops_ + 1); ++k) atDelay = std::max(atDelay, now[k]);
       echoLike = atDelay - nowMean > kEchoLike;
+      corrNow = (atDelay - nowMean) / kDtCorr;
       // The echo moved (a jitter buffer that ran dry plays the rest later): the mic has the
       // reference's shape at another lag, hop after hop. The smoothed correlation takes ~1 s
       // to follow, and meanwhile the echo at the new lag counted as the caller.
@@ -202,8 +235,13 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
     float num = 0, den = 0;
     for (int b = 0; b < kBands; ++b) { num += mic[b]; den += std::max(fl[b], bg[b]) + extra[b]; }
     excess_ = num / std::max(den, 1e-6f);
+    float pk = 0;
+    for (int b = 0; b < kBands; ++b) pk += peak_[b] + extra[b];
+    overPeak_ = num >= pk;
   }
   const float p = caller_.Score(mic, extra);
+  echoCorr_ += 0.4f * (corrNow - echoCorr_);
+  dtHop_ = DoubleTalk(mic, micFloor, sel, echoCorr_, p < 0.3f);
   // Once per 20 ms is plenty for the caps, and halves their cost. They may fall while the
   // caller speaks too (mic/ref bounds a lag's gain whoever else is in the mic), not rise.
   if (!echoSeen_ && (capTurn_ = !capTurn_)) LearnCaps(mic, micFloor, maxRef, extra, newest, p < 0.3f);
@@ -265,19 +303,57 @@ void BargeInDetector::LearnCaps(const float* mic, const float* micFloor, const f
   }
 }
 
+// Per-band residual double-talk test. dtGain_ follows mic/ref per band at the tracked delay (the
+// window's loudest reference before one is trusted) while the caller is judged silent: down at
+// once, up at once only when the mic has the reference's shape (echo survives clipping, mu-law and
+// band limits with its shape; a caller over it does not), slowly otherwise.
+bool BargeInDetector::DoubleTalk(const float* mic, const float* micFloor, const float* sel,
+                                 float echoCorr, bool quiet) {
+  const float* fl = caller_.floor();
+  const float* bg = caller_.background();
+  int over = 0;
+  for (int b = 0; b < kBands; ++b) {
+    const float noise = std::max(std::max(fl[b], bg[b]), peak_[b]);
+    const float pred = dtGain_[b] * sel[b];
+    over += mic[b] - pred - noise >= kDtOver * std::max(noise, pred) ? 1 : 0;
+  }
+  const bool hit = over >= kDtBands && echoCorr < 1.f;
+  dtHops_ = hit ? dtHops_ + 1 : 0;
+  if (quiet && dtHops_ == 0 && over < kPeakOver) {
+    // Only hops with no band over teach the peaks and the gains: a masked caller's onset trips
+    // bands first. The peaks: what the line carries beyond the echo (music notes, a crowd's loud
+    // moments), rising 0.3 of the way per hop, falling 0.9 dB per second.
+    for (int b = 0; b < kBands; ++b) {
+      const float x = std::max(0.f, mic[b] - dtGain_[b] * sel[b]);
+      peak_[b] = x > peak_[b] ? peak_[b] + kPeakRise * (x - peak_[b]) : peak_[b] * kPeakDecay;
+    }
+    const float mu = echoCorr >= 1.f ? kDtMu : kDtMuSlow;
+    for (int b = 0; b < kBands; ++b) {
+      if (sel[b] < 30.f * micFloor[b]) continue;
+      const float r = std::max(0.f, mic[b] - micFloor[b]) / sel[b];
+      float& g = dtGain_[b];
+      g += (r < g ? kDtMu : mu) * (r - g);
+      g = std::min(kErlMax, std::max(kErlMin, g));
+    }
+  }
+  return dtHops_ >= kDtHops;
+}
+
 void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadResult* vad,
                                    BargeInResult* r) {
   vad_.ProcessFrame(mic, vad);
   const int refHop = ref_.hopSamples();
   float sum = 0;
   int evidence = 0;
+  bool dt = false;
   for (int h = 0; h < hops_; ++h) {
     float rb[kBands];
     ref_.ProcessHop(ref ? ref + h * refHop : kSilence, rb);
     // The echo-aware scorer's floor, once settled: it does not rise under the echo bound, where
     // the plain VAD's floor climbed onto a caller masked by it (+25 dB in 300 ms).
     sum += HopProbability(vad_.hopBands(h), caller_.hops() > 20 ? caller_.floor() : vad_.noiseFloor(), rb);
-    if (caller_.rawLlr() >= kEvidenceLlr && excess_ >= kEvidenceExcess) ++evidence;
+    if (dtHop_ || (caller_.rawLlr() >= kEvidenceLlr && excess_ >= kEvidenceExcess && overPeak_)) ++evidence;
+    dt = dt || dtHop_;
   }
   const int frameMs = hops_ * 10;
   const float p = sum / hops_;
@@ -286,7 +362,7 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
   nowMs_ += frameMs;
   r->events = 0;
   r->callerProbability = p;
-  r->callerSpeech = p >= o_.threshold;
+  r->callerSpeech = p >= o_.threshold || dt;
   r->agentActive = refActiveHops_ > 0;
   // Duration counts only hops that are caller speech on their own evidence,
   // so the smoothed tail of a short loud burst cannot reach minDurationMs.
