@@ -1,122 +1,18 @@
 import type { WebSocket } from 'uWebSockets.js';
-import { G711 } from '../audio/native.js';
-import type { ControlFrame } from '../contract/control-frames.js';
-import type { MediaTransport } from './transport.js';
-import type { VoiceSession } from './voice-session.js';
-import { buildTelnyxClear, buildTelnyxMark, PCMU_SAMPLE_RATE_HZ as MULAW_SAMPLE_RATE_HZ } from '../carriers/telnyx/media-stream-protocol.js';
-import { TURN_COMPLETE_MARK } from './twilio-transport.js';
+import { buildTelnyxClear, buildTelnyxMark } from '../carriers/telnyx/media-stream-protocol.js';
+import { CarrierTransport, type CarrierSocketData } from './carrier-transport.js';
 
-// A Telnyx media stream (bidirectional RTP mode, PCMU) as a call's transport: the Twilio
-// transport's twin. Caller audio arrives as base64 PCMU 8 kHz in JSON `media` frames and is
-// decoded by the native G.711 codec; the session's 20 ms frames go back as `media` frames
-// {"event":"media","media":{"payload":…}} (no stream id: Telnyx knows the socket). Barge-in is
-// `clear`, the end of an agent turn a `mark`. No channel for transcripts or errors.
-/** Caller audio decoded without allocating, up to this many samples per message (1 s). */
-const DECODE_SAMPLES = MULAW_SAMPLE_RATE_HZ;
-/** What closes a `media` message after its payload. */
-const MESSAGE_END = Buffer.from('"}}');
-/** Base64 characters for `bytes` bytes (padded). */
-const base64Chars = (bytes: number) => 4 * Math.ceil(bytes / 3);
+// A Telnyx media stream (bidirectional RTP mode, PCMU) as a call's transport (the μ-law framing,
+// clear and mark logic is CarrierTransport's). Frames go back as
+// {"event":"media","media":{"payload":…}} with no stream id: Telnyx knows the socket.
 
-export interface TelnyxSocketData {
-  stream: { onMessage(message: ArrayBuffer, isBinary: boolean): void; onClose(): void } | null;
-}
+export type TelnyxSocketData = CarrierSocketData;
 
-export class TelnyxTransport implements MediaTransport {
-  private session: VoiceSession | null = null;
-  private closed = false;
-  /**
-   * The outgoing `media` frame, built in place: `{"event":"media","media":{"payload":"`
-   * stays, the native codec writes the frame's μ-law as base64 after it, then `"}}`.
-   */
-  private message: Buffer;
-  private readonly prefixBytes: number;
-  /** `message` cut to the last frame size sent (frames are all 20 ms: made once). */
-  private messageView: Buffer;
-  private messageChars = -1;
-  private readonly pcm = new Int16Array(DECODE_SAMPLES);
-  private readonly pcmBytes: Uint8Array[] = [];
-  /** Media frames dropped because they were not inbound caller audio. */
-  droppedMessages = 0;
-
+export class TelnyxTransport extends CarrierTransport {
   constructor(
-    private readonly ws: WebSocket<TelnyxSocketData>,
+    ws: WebSocket<TelnyxSocketData>,
     readonly streamId: string,
   ) {
-    const prefix = Buffer.from('{"event":"media","media":{"payload":"');
-    this.prefixBytes = prefix.length;
-    this.message = Buffer.alloc(this.prefixBytes + base64Chars(MULAW_SAMPLE_RATE_HZ / 50) + MESSAGE_END.length);
-    prefix.copy(this.message);
-    this.messageView = this.message;
-  }
-
-  /** The call this stream carries; audio before it is attached is dropped. */
-  bind(session: VoiceSession): void {
-    this.session = session;
-  }
-
-  /** One `media` frame from Telnyx: its decoded PCMU bytes. */
-  onCallerAudio(mulaw: Uint8Array): void {
-    const session = this.session;
-    if (!session || session.ending) return;
-    const n = mulaw.length;
-    if (n === 0) return;
-    if (n > DECODE_SAMPLES) {
-      // Larger than 1 s: decode into a buffer of its own.
-      const pcm = G711.mulawDecode(mulaw);
-      session.onAudio(new Uint8Array(pcm.buffer, 0, n * 2));
-      return;
-    }
-    G711.mulawDecode(mulaw, this.pcm.subarray(0, n));
-    const view = (this.pcmBytes[n] ??= new Uint8Array(this.pcm.buffer, 0, n * 2));
-    session.onAudio(view);
-  }
-
-  sendAudio(frame: Uint8Array): void {
-    if (this.closed) return;
-    const chars = base64Chars(frame.byteLength >> 1);
-    const end = this.prefixBytes + chars;
-    if (chars !== this.messageChars) {
-      if (this.message.length < end + MESSAGE_END.length) {
-        const bigger = Buffer.alloc(end + MESSAGE_END.length);
-        this.message.copy(bigger, 0, 0, this.prefixBytes);
-        this.message = bigger;
-      }
-      this.messageView = this.message.subarray(0, end + MESSAGE_END.length);
-      this.messageChars = chars;
-    }
-    G711.mulawBase64(frame, this.message, this.prefixBytes);
-    MESSAGE_END.copy(this.message, end);
-    this.ws.send(this.messageView, false);
-  }
-
-  sendControl(frame: ControlFrame): void {
-    if (this.closed) return;
-    // session_ended: the close follows; transcript, interrupted, error: no such thing on a phone line.
-    if (frame.type === 'turn_complete') this.ws.send(buildTelnyxMark(TURN_COMPLETE_MARK), false);
-  }
-
-  clearPlayback(): void {
-    if (!this.closed) this.ws.send(buildTelnyxClear(), false);
-  }
-
-  bufferedBytes(): number {
-    return this.closed ? 0 : this.ws.getBufferedAmount();
-  }
-
-  cork(fn: () => void): void {
-    if (this.closed) return fn();
-    this.ws.cork(fn);
-  }
-
-  close(code: number, reason: string): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.ws.end(code, reason);
-  }
-
-  /** The socket is gone (uWS close callback): never touch it again. */
-  markClosed(): void {
-    this.closed = true;
+    super(ws, { mediaPrefix: '{"event":"media","media":{"payload":"', mark: buildTelnyxMark, clear: buildTelnyxClear });
   }
 }

@@ -1,149 +1,46 @@
 import { randomBytes } from 'node:crypto';
-import WebSocket from 'ws';
-import { decodeMulaw, encodeMulaw } from './mulaw.js';
+import type WebSocket from 'ws';
+import { FakeCarrierStream, FRAME_MS, openCarrierSocket, type FakeCarrierStreamOptions } from '../carrier-media-client.js';
 
 // The Twilio side of a bidirectional Media Stream (<Connect><Stream>), for driving our media
-// socket as a phone call would. It connects to a WebSocket URL and speaks the documented
-// protocol: `connected`, then `start` (with customParameters and mediaFormat audio/x-mulaw
-// 8000 Hz mono), `media` frames of 20 ms (160 μ-law bytes, base64), `dtmf`, `mark` echoes and
-// `stop`. Numbers are sent as decimal strings, as Twilio does. Everything the server sends back
-// (media, mark, clear) is recorded.
+// socket as a phone call would (line pacing, mark echoes and the record of what the server sends
+// are FakeCarrierStream's). It speaks the documented protocol: `connected`, then `start` (with
+// customParameters and mediaFormat audio/x-mulaw 8000 Hz mono), `media` frames of 20 ms (160
+// μ-law bytes, base64), `dtmf`, `mark` echoes and `stop`. Numbers are sent as decimal strings,
+// as Twilio does.
 
-export const FRAME_BYTES = 160; // 20 ms of μ-law at 8 kHz
-export const FRAME_MS = 20;
-/** μ-law silence (0xFF decodes to 0). */
-const SILENCE_FRAME = Buffer.alloc(FRAME_BYTES, 0xff);
+export { FRAME_BYTES, FRAME_MS, type ReceivedMessage } from '../carrier-media-client.js';
 
-export interface ReceivedMessage {
-  atMs: number;
-  raw: string;
-  event: string;
-  json: Record<string, unknown>;
-}
-
-export interface FakeStreamOptions {
+export interface FakeStreamOptions extends FakeCarrierStreamOptions {
   accountSid?: string;
   callSid?: string;
   streamSid?: string;
   customParameters?: Record<string, string>;
-  /**
-   * Echo every mark the server sends once the audio queued before it has "played" at real time
-   * (default true). A `clear` drops the unplayed audio and echoes pending marks at once.
-   */
-  echoMarks?: boolean;
-  headers?: Record<string, string>;
 }
 
 const sid = (prefix: string) => `${prefix}${randomBytes(16).toString('hex')}`;
 
-export class FakeMediaStream {
+export class FakeMediaStream extends FakeCarrierStream {
   readonly accountSid: string;
   readonly callSid: string;
   readonly streamSid: string;
-  readonly received: ReceivedMessage[] = [];
-  /** Non-JSON or binary frames the server sent (a protocol violation worth asserting on). */
-  readonly garbage: (string | Buffer)[] = [];
-  closeCode: number | null = null;
-  private sequence = 0;
-  private chunk = 0;
-  private startedAt = 0;
-  private readonly waiters = new Set<() => void>();
-  private readonly closed: Promise<void>;
-  /** When the audio the server has sent so far would finish playing on the phone. */
-  private playoutEndsAtMs = 0;
-  private readonly pendingMarks = new Map<NodeJS.Timeout, string>();
-  private line: NodeJS.Timeout | null = null;
-  private readonly lineQueue: { frame: Buffer; mark?: string }[] = [];
-  /** When each marked `say` started going out (ms since the epoch). */
-  readonly saidAt = new Map<string, number>();
 
   private constructor(
-    readonly ws: WebSocket,
+    ws: WebSocket,
     private readonly opts: FakeStreamOptions,
   ) {
+    super(ws, opts.echoMarks !== false, 'fake media stream');
     this.accountSid = opts.accountSid ?? sid('AC');
     this.callSid = opts.callSid ?? sid('CA');
     this.streamSid = opts.streamSid ?? sid('MZ');
-    ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
-    this.closed = new Promise((resolve) =>
-      ws.on('close', (code) => {
-        this.closeCode = code;
-        this.stopLine();
-        for (const timer of this.pendingMarks.keys()) clearTimeout(timer);
-        this.pendingMarks.clear();
-        this.notify();
-        resolve();
-      }),
-    );
   }
 
   static async connect(url: string, opts: FakeStreamOptions = {}): Promise<FakeMediaStream> {
-    const ws = new WebSocket(url, { headers: opts.headers });
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-      ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: HTTP ${res.statusCode}`)));
-    });
-    return new FakeMediaStream(ws, opts);
+    return new FakeMediaStream(await openCarrierSocket(url, opts.headers), opts);
   }
 
-  private onMessage(data: Buffer, isBinary: boolean): void {
-    if (isBinary) {
-      this.garbage.push(data);
-      return this.notify();
-    }
-    const raw = data.toString('utf8');
-    let json: Record<string, unknown>;
-    try {
-      json = JSON.parse(raw) as Record<string, unknown>;
-    } catch {
-      this.garbage.push(raw);
-      return this.notify();
-    }
-    const event = typeof json.event === 'string' ? json.event : '';
-    const now = Date.now();
-    this.received.push({ atMs: now, raw, event, json });
-    if (event === 'media') {
-      const bytes = Buffer.byteLength(String((json.media as { payload?: unknown })?.payload ?? ''), 'base64');
-      this.playoutEndsAtMs = Math.max(now, this.playoutEndsAtMs) + bytes / 8; // 8 bytes per ms at 8 kHz
-    } else if (event === 'mark' && this.opts.echoMarks !== false) {
-      const name = (json.mark as { name?: unknown } | undefined)?.name;
-      if (typeof name === 'string') {
-        const timer = setTimeout(() => this.echoMark(timer), Math.max(0, this.playoutEndsAtMs - now));
-        this.pendingMarks.set(timer, name);
-      }
-    } else if (event === 'clear') {
-      this.playoutEndsAtMs = now;
-      for (const timer of [...this.pendingMarks.keys()]) {
-        clearTimeout(timer);
-        this.echoMark(timer);
-      }
-    }
-    this.notify();
-  }
-
-  private echoMark(timer: NodeJS.Timeout): void {
-    const name = this.pendingMarks.get(timer);
-    this.pendingMarks.delete(timer);
-    if (name === undefined || this.ws.readyState !== WebSocket.OPEN) return;
-    this.sendJson({ event: 'mark', sequenceNumber: this.nextSeq(), streamSid: this.streamSid, mark: { name } });
-  }
-
-  /** Marks this fake has echoed back so far are gone from the pending set; true when none are pending. */
-  marksSettled(): boolean {
-    return this.pendingMarks.size === 0;
-  }
-
-  private notify(): void {
-    for (const w of [...this.waiters]) w();
-  }
-
-  private nextSeq(): string {
-    return String(++this.sequence);
-  }
-
-  sendJson(message: unknown): void {
-    this.ws.send(JSON.stringify(message));
+  protected markEcho(name: string): unknown {
+    return { event: 'mark', sequenceNumber: this.nextSeq(), streamSid: this.streamSid, mark: { name } };
   }
 
   sendConnected(): void {
@@ -167,83 +64,14 @@ export class FakeMediaStream {
     });
   }
 
-  /** `connected` then `start`, as Twilio opens every stream. */
-  begin(): void {
-    this.sendConnected();
-    this.sendStart();
-  }
-
-  /** One media message carrying these μ-law bytes. */
   sendMediaFrame(mulaw: Buffer): void {
-    this.chunk += 1;
+    const chunk = this.nextChunk();
     this.sendJson({
       event: 'media',
       sequenceNumber: this.nextSeq(),
-      media: { track: 'inbound', chunk: String(this.chunk), timestamp: String((this.chunk - 1) * FRAME_MS), payload: mulaw.toString('base64') },
+      media: { track: 'inbound', chunk: String(chunk), timestamp: String((chunk - 1) * FRAME_MS), payload: mulaw.toString('base64') },
       streamSid: this.streamSid,
     });
-  }
-
-  /**
-   * Plays PCM16 at 8 kHz as the caller: encodes it to μ-law and sends 20 ms frames, paced at real
-   * time when `realtime` (as a phone line delivers it), else as fast as possible.
-   */
-  async playPcm(pcm: Int16Array, opts: { realtime?: boolean } = {}): Promise<void> {
-    await this.playMulaw(encodeMulaw(pcm), opts);
-  }
-
-  async playMulaw(mulaw: Buffer, opts: { realtime?: boolean } = {}): Promise<void> {
-    const t0 = Date.now();
-    for (let i = 0, n = 0; i < mulaw.length; i += FRAME_BYTES, n++) {
-      if (opts.realtime) {
-        const due = t0 + n * FRAME_MS - Date.now();
-        if (due > 0) await new Promise((r) => setTimeout(r, due));
-      }
-      if (this.ws.readyState !== WebSocket.OPEN) return;
-      this.sendMediaFrame(mulaw.subarray(i, i + FRAME_BYTES));
-    }
-  }
-
-  /**
-   * A live phone line: from now on a 20 ms frame goes out every 20 ms in real time, as Twilio
-   * streams it — what `say` queued, else μ-law silence. Stops on close or `stopLine`.
-   */
-  startLine(): void {
-    if (this.line) return;
-    const t0 = Date.now();
-    let n = 0;
-    const tick = () => {
-      if (this.ws.readyState !== WebSocket.OPEN) return this.stopLine();
-      // Catch up after a late timer so the line keeps real time.
-      while (t0 + n * FRAME_MS <= Date.now()) {
-        const next = this.lineQueue.shift();
-        if (next && next.mark) this.saidAt.set(next.mark, Date.now());
-        this.sendMediaFrame(next ? next.frame : SILENCE_FRAME);
-        n++;
-      }
-      this.line = setTimeout(tick, Math.max(1, t0 + n * FRAME_MS - Date.now()));
-    };
-    this.line = setTimeout(tick, 0);
-  }
-
-  stopLine(): void {
-    if (this.line) clearTimeout(this.line);
-    this.line = null;
-  }
-
-  /** Queues caller speech (PCM16 8 kHz) on the line; `mark` records when its first frame went out (`saidAt`). */
-  say(pcm: Int16Array, mark?: string): void {
-    const law = encodeMulaw(pcm);
-    for (let i = 0; i < law.length; i += FRAME_BYTES) {
-      const frame = Buffer.alloc(FRAME_BYTES, 0xff);
-      law.copy(frame, 0, i, Math.min(law.length, i + FRAME_BYTES));
-      this.lineQueue.push({ frame, mark: i === 0 ? mark : undefined });
-    }
-  }
-
-  /** Milliseconds of speech still queued on the line. */
-  get queuedLineMs(): number {
-    return this.lineQueue.length * FRAME_MS;
   }
 
   sendDtmf(digit: string): void {
@@ -252,66 +80,5 @@ export class FakeMediaStream {
 
   sendStop(): void {
     this.sendJson({ event: 'stop', sequenceNumber: this.nextSeq(), stop: { accountSid: this.accountSid, callSid: this.callSid }, streamSid: this.streamSid });
-  }
-
-  /** Twilio ends a stream with `stop` and then closes the socket. */
-  async hangUp(): Promise<void> {
-    if (this.ws.readyState === WebSocket.OPEN) {
-      this.sendStop();
-      this.ws.close(1000);
-    }
-    await this.closed;
-  }
-
-  /** Drops the socket without `stop` (network loss). */
-  drop(): void {
-    this.ws.terminate();
-  }
-
-  messages(event: string): ReceivedMessage[] {
-    return this.received.filter((m) => m.event === event);
-  }
-
-  /** The μ-law bytes the server sent in `media` messages, in order. */
-  receivedMulaw(): Buffer {
-    return Buffer.concat(this.messages('media').map((m) => Buffer.from(String((m.json.media as { payload?: unknown })?.payload ?? ''), 'base64')));
-  }
-
-  receivedPcm(): Int16Array {
-    return decodeMulaw(this.receivedMulaw());
-  }
-
-  marks(): string[] {
-    return this.messages('mark').map((m) => String((m.json.mark as { name?: unknown })?.name));
-  }
-
-  clears(): number {
-    return this.messages('clear').length;
-  }
-
-  startedAtMs(): number {
-    return this.startedAt;
-  }
-
-  /** Resolves once `test` holds (checked on every message and on close), or rejects after `timeoutMs`. */
-  waitFor(test: (s: FakeMediaStream) => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
-    if (test(this)) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        if (!test(this)) return;
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.waiters.delete(check);
-        reject(new Error(`fake media stream: timed out after ${timeoutMs} ms waiting for ${what}`));
-      }, timeoutMs);
-      this.waiters.add(check);
-    });
-  }
-
-  waitForClose(timeoutMs = 5000): Promise<void> {
-    return this.waitFor((s) => s.closeCode !== null, timeoutMs, 'close');
   }
 }
