@@ -305,6 +305,13 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
   /** A pickup word, or a judgement with nothing left to cut: the paused greeting goes on. */
   private resumeAfterPickup(): void {
     if (this.pending || !this.shell.audio.isPaused) return;
+    // The word is not a turn: whatever the recognizer makes of it is let go, as after a backchannel.
+    if (this.userTurn) {
+      if (this.userTurn.finalTimer) clearTimeout(this.userTurn.finalTimer);
+      if (this.userTurn.commitTimer) clearTimeout(this.userTurn.commitTimer);
+      this.userTurn = null;
+    }
+    this.ignoreBackchannelUntil = this.shell.now() + IGNORE_BACKCHANNEL_MS;
     this.shell.audio.resume();
     this.shell.kick();
   }
