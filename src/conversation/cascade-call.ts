@@ -1,6 +1,7 @@
 import { ChannelEvents } from '../audio/native.js';
 import type { LlmMessage } from '../providers/types.js';
 import { PickupWord } from './pickup.js';
+import { countFalseInterruption } from '../metrics/media.js';
 import { AgentTurn, FIXED_PHRASES } from './agent-audio.js';
 import { Answer } from './cascade-answer.js';
 import type { CallConfig } from './call-config.js';
@@ -346,6 +347,7 @@ export class CascadeCall extends ShellPipeline implements CallEngine {
     if (p.spokeMs === null && !timedOut) return;
     if (!this.config.agent.backchannel && interruption.minWords > 0 && timedOut && p.spokeMs === null) return this.confirmBargeIn();
     // False interruption: the caller only acknowledged. Resume where the turn stopped.
+    countFalseInterruption();
     clearTimeout(p.timer);
     this.pending = null;
     if (this.userTurn?.finalTimer) clearTimeout(this.userTurn.finalTimer);

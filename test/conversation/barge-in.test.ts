@@ -1,4 +1,5 @@
 import t from 'tap';
+import { registry } from '../../src/metrics/registry.js';
 import { LONG_REPLY, call, espeakPipeline, isAssistant, isUser, openAiPipeline, setupAgent, speech, startCallTests } from './fixtures.js';
 
 // Barge-in through the real media socket: the caller's speech stops the agent at once; the
@@ -89,6 +90,7 @@ t.test('with backchannel on, a short "mm-hm" pauses the answer and it resumes', 
   fake.script.replies = [LONG_REPLY];
   const setup = await setupAgent(h, (pid) => openAiPipeline(h, pid, fake.baseUrl), { backchannel: true });
   const chatsBefore = fake.requests.filter((r) => r.path === '/v1/chat/completions').length;
+  const falseBefore = await falseInterruptions();
   const { caller } = await call(h, media, setup);
   caller.silence(200);
   caller.say(speech('Tell me your hours.'));
@@ -102,9 +104,15 @@ t.test('with backchannel on, a short "mm-hm" pauses the answer and it resumes', 
   t.equal(answer?.frame.text, LONG_REPLY, 'the whole answer was spoken');
   t.equal(caller.text.filter((r) => isUser(r.frame)).length, 1, 'the backchannel was not taken as a turn');
   t.equal(fake.requests.filter((r) => r.path === '/v1/chat/completions').length - chatsBefore, 1, 'no new answer was generated');
+  t.equal((await falseInterruptions()) - falseBefore, 1, 'counted once as a false interruption (/metrics)');
   caller.hangUp();
   await caller.closed;
 });
+
+async function falseInterruptions(): Promise<number> {
+  const m = await registry.getSingleMetric('voice_media_false_interruptions_total')?.get();
+  return m?.values[0]?.value ?? 0;
+}
 
 t.test('with backchannel on, the agent acknowledges a long caller turn without taking the floor', async (t) => {
   fake.script.transcripts = ['a long story'];
