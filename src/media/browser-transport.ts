@@ -5,15 +5,19 @@ import { MESSAGE_RATE_CLOSE_CODE, MESSAGE_RATE_CLOSE_REASON, type MessageRateBuc
 import type { MediaTransport } from './transport.js';
 import type { VoiceSession } from './voice-session.js';
 
-/** What uWS keeps per socket: only pointers to our objects, cleared on close. */
-export interface BrowserSocketData {
-  session: VoiceSession | null;
-  transport: BrowserTransport | null;
-  refusal: { code: number; reason: string } | null;
-}
-
 interface Log {
   warn: (o: object, m: string) => void;
+}
+
+/**
+ * Over the message rate: one `error` frame, then close 1008. uWS runs the close callback
+ * inside `end`, so a running call ends there (a drop: `completed` / `caller_hangup`, settled
+ * once) and no later message of this socket reaches it.
+ */
+export function closeOverRate(ws: WebSocket<unknown>, rate: MessageRatePolicy, log: Log, sessionId: string): void {
+  log.warn({ session_id: sessionId, max_per_second: rate.perSecond, burst: rate.burst }, 'media socket over its message rate limit: closed with 1008');
+  ws.send(controlFrameJson(rate.errorFrame), false);
+  ws.end(MESSAGE_RATE_CLOSE_CODE, MESSAGE_RATE_CLOSE_REASON);
 }
 
 /**
@@ -22,26 +26,33 @@ interface Log {
  */
 export class BrowserTransport implements MediaTransport {
   private readonly opus: OpusCodec | null;
-  /** Every message the client sends counts against it (MEDIA_MAX_MESSAGES_PER_SECOND, MEDIA_MESSAGE_BURST). */
-  private readonly bucket: MessageRateBucket;
 
   constructor(
-    private readonly ws: WebSocket<BrowserSocketData>,
+    private readonly ws: WebSocket<unknown>,
     private readonly session: VoiceSession,
     encoding: string,
     rateIn: number,
     rateOut: number,
-    private readonly rate: MessageRatePolicy,
+    /** Every message the client sends counts against it, from the socket's open (MEDIA_MAX_MESSAGES_PER_SECOND, MEDIA_MESSAGE_BURST). */
+    private readonly bucket: MessageRateBucket,
     private readonly log: Log,
   ) {
     this.opus = encoding === 'opus' ? new OpusCodec(rateIn, rateOut) : null;
-    this.bucket = rate.bucket();
   }
 
   /** A message from the client; never throws. */
   onMessage(message: ArrayBuffer, isBinary: boolean): void {
     if (this.session.ending) return;
-    if (!this.bucket.take()) return this.overRate();
+    if (!this.bucket.take()) return closeOverRate(this.ws, this.bucket.policy, this.log, this.session.id);
+    this.handle(message, isBinary);
+  }
+
+  /** A message that came while the session activated, already counted against the rate. */
+  replay(message: ArrayBuffer, isBinary: boolean): void {
+    if (!this.session.ending) this.handle(message, isBinary);
+  }
+
+  private handle(message: ArrayBuffer, isBinary: boolean): void {
     if (message.byteLength > MAX_SOCKET_MESSAGE_BYTES) return this.session.onTooBig();
     if (!isBinary) return this.onControl(message);
     if (this.opus) {
@@ -57,17 +68,6 @@ export class BrowserTransport implements MediaTransport {
     if (bytes > MAX_AUDIO_MESSAGE_BYTES) return this.session.sendInputError(InputErrorFrames.tooLarge);
     if (bytes & 1) return this.session.sendInputError(InputErrorFrames.oddLength);
     this.session.onAudio(message);
-  }
-
-  /**
-   * Over the message rate: one `error` frame, then close 1008. uWS runs the close callback
-   * inside `end`, so the session ends there (a drop: `completed` / `caller_hangup`, settled
-   * once) and no later message of this socket reaches the transport.
-   */
-  private overRate(): void {
-    this.log.warn({ session_id: this.session.id, max_per_second: this.rate.perSecond, burst: this.rate.burst }, 'media socket over its message rate limit: closed with 1008');
-    this.ws.send(controlFrameJson(this.rate.errorFrame), false);
-    this.ws.end(MESSAGE_RATE_CLOSE_CODE, MESSAGE_RATE_CLOSE_REASON);
   }
 
   private onControl(message: ArrayBuffer): void {

@@ -58,7 +58,7 @@ export class MessageRateBucket {
   private atMs = 0;
   private readonly batch: number;
 
-  constructor(private readonly policy: MessageRatePolicy) {
+  constructor(readonly policy: MessageRatePolicy) {
     this.tokens = policy.burst;
     this.batch = policy.batch;
   }

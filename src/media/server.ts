@@ -2,17 +2,15 @@ import { randomUUID } from 'node:crypto';
 import uWS from 'uWebSockets.js';
 import type { AppContext } from '../shared/app-context.js';
 import { isDraining } from '../sessions/draining.js';
-import { activateSession } from '../sessions/lifecycle.js';
 import type { SessionRow } from '../db/repos/voice-sessions.js';
 import { UWS_MAX_PAYLOAD_BYTES } from '../contract/control-frames.js';
 import type { CallPipeline } from './call-pipeline.js';
 import { CallRegistry, type CallStarter } from './call-registry.js';
-import { BrowserTransport, type BrowserSocketData } from './browser-transport.js';
+import { BrowserStream, type BrowserSocketData } from './browser-stream.js';
 import type { AgentPipelineFactory, PipelineKind } from './pipelines.js';
 import type { VoiceSession } from './voice-session.js';
 import { installHealthRoutes } from './health-routes.js';
 import { MessageRatePolicy } from './message-rate.js';
-import { browserOriginRefusal } from './browser-origin.js';
 import { NodeRegistry } from './node-registry.js';
 
 export interface MediaServer {
@@ -67,60 +65,40 @@ export async function startMediaServer(ctx: AppContext, opts: MediaServerOptions
     sendPingsAutomatically: true,
     compression: uWS.DISABLED,
 
+    // Accepted at once; the session is activated after `open` (src/media/browser-stream.ts).
     upgrade: (res, req, context) => {
-      const sessionId = req.getParameter(0) ?? '';
-      const token = req.getQuery('token') ?? '';
-      const key = req.getHeader('sec-websocket-key');
-      const protocol = req.getHeader('sec-websocket-protocol');
-      const extensions = req.getHeader('sec-websocket-extensions');
-      const origin = req.getHeader('origin');
-      let aborted = false;
-      res.onAborted(() => {
-        aborted = true;
-      });
-      const upgrade = (data: BrowserSocketData) => {
-        if (aborted) return;
-        res.cork(() => res.upgrade<BrowserSocketData>(data, key, protocol, extensions, context));
-      };
-      const failed = (err: unknown) => {
-        log.error({ err }, 'media activation failed');
-        upgrade({ session: null, transport: null, refusal: { code: 1011, reason: 'internal error' } });
-      };
-      const start = () =>
-        calls.start(() => activateSession(ctx, sessionId, token, nodeId)).then((started) => {
-          if (!started.ok) return upgrade({ session: null, transport: null, refusal: { code: started.code, reason: started.reason } });
-          // The client left during activation: the call ends at once, as a hang-up.
-          if (aborted) return calls.abandon(started.session);
-          upgrade({ session: started.session, transport: null, refusal: null });
-        }, failed);
-      // A browser session's socket must come from an origin of its publishable key (4403).
-      browserOriginRefusal(ctx, sessionId, token, origin).then((refusal) => (refusal ? upgrade({ session: null, transport: null, refusal }) : start()), failed);
+      const request = { sessionId: req.getParameter(0) ?? '', token: req.getQuery('token') ?? '', origin: req.getHeader('origin') };
+      res.upgrade<BrowserSocketData>(
+        { request, stream: null },
+        req.getHeader('sec-websocket-key'),
+        req.getHeader('sec-websocket-protocol'),
+        req.getHeader('sec-websocket-extensions'),
+        context,
+      );
     },
 
     open: (ws) => {
       const data = ws.getUserData();
-      if (data.refusal || !data.session) {
-        const r = data.refusal ?? { code: 1011, reason: 'internal error' };
-        data.refusal = null;
-        ws.end(r.code, r.reason);
-        return;
-      }
-      const row = data.session.row;
-      data.transport = new BrowserTransport(ws, data.session, row.encoding, row.sample_rate_in, row.sample_rate_out, messageRate, log);
-      calls.attach(data.session, data.transport);
+      const stream = new BrowserStream(ws, data.request, { ctx, calls, nodeId, messageRate, log });
+      data.stream = stream;
+      void stream.open();
     },
 
     // Caller audio pokes the pacer from VoiceSession.onAudio (every transport's messages do).
     message: (ws, message, isBinary) => {
-      ws.getUserData().transport?.onMessage(message, isBinary);
+      try {
+        ws.getUserData().stream?.onMessage(message, isBinary);
+      } catch (err) {
+        // Socket callbacks never throw (uWS would tear the process's event loop state).
+        log.warn({ err }, 'media message failed');
+      }
     },
 
     close: (ws) => {
       const data = ws.getUserData();
-      const session = data.session;
-      data.session = null;
-      data.transport = null;
-      session?.onClose();
+      const stream = data.stream;
+      data.stream = null;
+      stream?.onClose();
     },
   });
   for (const route of opts.routes ?? []) route(app, calls);
