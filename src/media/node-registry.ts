@@ -1,5 +1,5 @@
 import type { AppContext } from '../shared/app-context.js';
-import { HEARTBEAT_SCRIPT, mediaNodesKey, mediaPendingKey, NODE_HEARTBEAT_MS, NODE_TTL_MS } from '../shared/media-node-layout.js';
+import { DEAD_NODE_SCRIPT, HEARTBEAT_SCRIPT, mediaNodesKey, mediaPendingKey, NODE_HEARTBEAT_MS, NODE_TTL_MS } from '../shared/media-node-layout.js';
 import { isDraining } from '../sessions/draining.js';
 
 // This media node's entry in the registry admission reads (src/sessions/media-nodes.ts): its
@@ -84,4 +84,9 @@ export class NodeRegistry {
     await this.ctx.boundedRedis.eval(HEARTBEAT_SCRIPT, 2, mediaNodesKey(this.ctx), mediaPendingKey(this.ctx, nodeId), nodeId, publicUrl, capacity, live.size, draining ? 1 : 0, ttlMs, ...connected);
     this.reported = new Set(live.keys());
   }
+}
+
+/** Takes a node that is known dead out of admission's choice at once (the media supervisor). */
+export async function markNodeDead(ctx: AppContext, nodeId: string): Promise<boolean> {
+  return (await ctx.boundedRedis.eval(DEAD_NODE_SCRIPT, 1, mediaNodesKey(ctx), nodeId)) === 1;
 }

@@ -1,13 +1,22 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { AppContext } from '../shared/app-context.js';
 import { mediaPublicUrl } from './media-url.js';
+import { markNodeDead } from '../media/node-registry.js';
 
 // MEDIA_PROCESSES=N (N > 1): the media role of this host is N child processes of the same entry
 // point, one per core, on MEDIA_PORT, MEDIA_PORT+1, ... Each child is an ordinary media-only
 // process (ROLES=media) that registers itself in Redis with its own public URL, so admission
 // spreads calls over them like over nodes on other hosts. A child that dies is started again
 // with backoff; its calls are settled by the worker's sweeper once their lease runs out, as for
-// any dead node (the new child has a new node id).
+// any dead node (the new child has a new node id). Each child names its node id over IPC once
+// registered, so its death also takes its entry out of the registry at once instead of when its
+// last heartbeat runs out (NODE_TTL_MS): no admission sends a call to a process that is gone.
+
+/** What a child sends its supervisor once its media node is registered. */
+export interface MediaNodeMessage {
+  type: 'media-node';
+  nodeId: string;
+}
 
 /** First restart delay; doubles per quick death up to RESTART_MAX_MS. */
 export const RESTART_MIN_MS = 500;
@@ -20,6 +29,8 @@ const STOP_MARGIN_MS = 15_000;
 interface Slot {
   index: number;
   child: ChildProcess | null;
+  /** The running child's media node id, once it said (MediaNodeMessage). */
+  nodeId: string | null;
   startedAt: number;
   delayMs: number;
   timer: NodeJS.Timeout | null;
@@ -52,11 +63,21 @@ export async function start(ctx: AppContext): Promise<() => Promise<void>> {
   let stopping = false;
   const slots: Slot[] = [];
 
+  const forget = (index: number, nodeId: string) =>
+    markNodeDead(ctx, nodeId).then(
+      (found) => log.info({ index, node_id: nodeId, found }, 'dead media process taken out of the registry'),
+      (err: unknown) => log.warn({ index, node_id: nodeId, err: { message: (err as Error).message } }, 'dead media process not taken out of the registry (Redis); its entry expires on its own'),
+    );
+
   const launch = (slot: Slot) => {
     slot.timer = null;
     const child = fork(process.argv[1], process.argv.slice(2), { env: childEnv(ctx, slot.index), execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     slot.child = child;
+    slot.nodeId = null;
     slot.startedAt = Date.now();
+    child.on('message', (m: Partial<MediaNodeMessage>) => {
+      if (m?.type === 'media-node' && typeof m.nodeId === 'string') slot.nodeId = m.nodeId;
+    });
     log.info({ index: slot.index, pid: child.pid, media_port: ctx.config.MEDIA_PORT + slot.index }, 'media process started');
     slot.exited = new Promise((resolve) =>
       child.once('exit', (code, signal) => {
@@ -66,6 +87,7 @@ export async function start(ctx: AppContext): Promise<() => Promise<void>> {
         const lived = Date.now() - slot.startedAt;
         slot.delayMs = lived >= HEALTHY_AFTER_MS ? RESTART_MIN_MS : Math.min(RESTART_MAX_MS, slot.delayMs * 2);
         log.error({ index: slot.index, code, signal, lived_ms: lived, restart_in_ms: slot.delayMs }, 'media process died; its calls are settled by the sweeper; restarting');
+        if (slot.nodeId) void forget(slot.index, slot.nodeId);
         slot.timer = setTimeout(() => launch(slot), slot.delayMs);
       }),
     );
@@ -73,7 +95,7 @@ export async function start(ctx: AppContext): Promise<() => Promise<void>> {
 
   for (let i = 0; i < n; i++) {
     // delayMs starts at half the minimum: the first quick death waits RESTART_MIN_MS.
-    const slot: Slot = { index: i, child: null, startedAt: 0, delayMs: RESTART_MIN_MS / 2, timer: null, exited: Promise.resolve() };
+    const slot: Slot = { index: i, child: null, nodeId: null, startedAt: 0, delayMs: RESTART_MIN_MS / 2, timer: null, exited: Promise.resolve() };
     slots.push(slot);
     launch(slot);
   }

@@ -8,6 +8,7 @@ import { uwsFallbackReason } from '../media/uws-native.js';
 import { createAdapters } from '../providers/registry.js';
 import { timedAdapters } from './provider-timing.js';
 import { mediaPublicUrl } from './media-url.js';
+import type { MediaNodeMessage } from './media-supervisor.js';
 
 export interface MediaNodeOptions extends Omit<MediaServerOptions, 'agentPipeline'> {
   /** How agent calls are built (tests and benchmarks inject providers). */
@@ -33,5 +34,7 @@ export async function start(ctx: AppContext): Promise<() => Promise<void>> {
   // Registered for admission to pick (a child of the media supervisor gets its own URL already filled in).
   const register = { publicUrl: (port: number) => mediaPublicUrl(PUBLIC_MEDIA_URL, port, 0, 1), capacity: MEDIA_CAPACITY };
   const server = await startMediaNode(ctx, { port: ctx.config.MEDIA_PORT, host: ctx.config.HOST, nodeId, register, routes: [twilioStreamRoute(ctx, nodeId), telnyxStreamRoute(ctx, nodeId)] });
+  // A supervised child tells its supervisor who it is, so its death takes it out of the registry at once.
+  process.send?.({ type: 'media-node', nodeId } satisfies MediaNodeMessage);
   return () => server.drain(ctx.config.DRAIN_GRACE_MS);
 }

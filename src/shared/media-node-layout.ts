@@ -48,6 +48,22 @@ return now
 `;
 
 /**
+ * A node known dead (its supervisor saw the process exit): its entry expires now and drains, so
+ * no admission picks it in the NODE_TTL_MS its last beat still covered. KEYS[1] nodes; ARGV
+ * node id. Returns 1 when the entry was there.
+ */
+export const DEAD_NODE_SCRIPT = `
+${NOW}
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then return 0 end
+local e = cjson.decode(raw)
+e.expires_ms = now
+e.draining = true
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(e))
+return 1
+`;
+
+/**
  * Picks the least-loaded live node with room that is not draining and counts the session as
  * pending there. KEYS[1] nodes, KEYS[2..] pending sets of the candidates; ARGV session id, pending
  * ttl ms, forget ms, then the candidates' node ids (in KEYS order). Load = (active + pending) /

@@ -93,6 +93,12 @@ t.test('two supervised media processes, each registered with its own URL', async
   const closed = await call.closed;
   t.not(closed.code, 1000, `the call's socket dropped (${closed.code})`);
   await until(() => logs.some((l) => l.msg === 'media process died; its calls are settled by the sweeper; restarting' && l.index === 0), 10_000);
+  // The supervisor takes the dead process out of the registry at once, not when its last beat
+  // runs out (NODE_TTL_MS): only the supervisor writes an entry as draining without a drain.
+  await until(() => logs.some((l) => l.msg === 'dead media process taken out of the registry' && l.node_id === before.id), 10_000);
+  const dead = (await listMediaNodes(service)).find((n) => n.id === before.id)!;
+  t.ok(dead.draining && dead.expires_ms <= Date.now(), 'the dead process is never picked again');
+  t.ok((await liveNodes()).every((n) => n.id !== before.id));
   // Started again on the same port, as a new node.
   await until(async () => (await liveNodes()).some((n) => n.url.endsWith(`:${mediaPort}`) && n.id !== before.id), 30_000);
   t.ok(logs.filter((l) => l.msg === 'media process started' && l.index === 0).length >= 2, 'restarted');
