@@ -3,10 +3,12 @@ import { AuthenticationError } from './errors.js';
 import type { ListOptions } from './paginate.js';
 import { Agents } from './resources/agents.js';
 import { seg, Resource } from './resources/base.js';
-import { ApiKeys, Carriers, ProviderAccounts, PublishableKeys, WalletResource } from './resources/console.js';
+import { Campaigns } from './resources/campaigns.js';
+import { Carriers } from './resources/carriers.js';
+import { ApiKeys, ProviderAccounts, PublishableKeys, WalletResource } from './resources/console.js';
 import { Sessions } from './resources/sessions.js';
 import { Webhooks } from './resources/webhooks.js';
-import type { CatalogueEntry, Project, ProjectCreate, ProjectUpdate, SignupResponse, TokenPair } from './types.js';
+import type { CatalogueEntry, EmailVerified, Project, ProjectCreate, ProjectUpdate, SignupResponse, TokenPair } from './types.js';
 
 // The console door (account session). The client logs in, refreshes its access token before it
 // expires, and on a 401 refreshes once, then signs in again when it knows the password
@@ -51,6 +53,11 @@ export class ConsoleClient {
   /** Creates an account (a verification e-mail follows). */
   static signup(opts: ClientOptions & { email: string; password: string }, request?: RequestOptions): Promise<SignupResponse> {
     return new Transport(opts, { headers: async () => ({}) }).request({ method: 'POST', path: '/console/auth/signup', body: { email: opts.email, password: opts.password } }, request);
+  }
+
+  /** Confirms an account's e-mail address with the token of the verification e-mail. */
+  static verifyEmail(opts: ClientOptions, token: string, request?: RequestOptions): Promise<EmailVerified> {
+    return new Transport(opts, { headers: async () => ({}) }).request({ method: 'POST', path: '/console/auth/verify-email', body: { token } }, request);
   }
 
   /** The current token pair (to persist a session). */
@@ -136,6 +143,7 @@ export class Projects extends Resource {
 export class ProjectScope {
   readonly agents: Agents;
   readonly sessions: Sessions;
+  readonly campaigns: Campaigns;
   readonly webhooks: Webhooks;
   readonly apiKeys: ApiKeys;
   readonly publishableKeys: PublishableKeys;
@@ -145,6 +153,7 @@ export class ProjectScope {
   constructor(http: Transport, base: string) {
     this.agents = new Agents(http, base);
     this.sessions = new Sessions(http, base);
+    this.campaigns = new Campaigns(http, base);
     this.webhooks = new Webhooks(http, base);
     this.apiKeys = new ApiKeys(http, base);
     this.publishableKeys = new PublishableKeys(http, base);

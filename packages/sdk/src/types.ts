@@ -30,16 +30,24 @@ export type CreateVoiceSessionResponse = ResponseOf<'/v2/voice/sessions', 'post'
 export type CreateOutboundVoiceSessionRequest = BodyOf<'/v2/voice/sessions/outbound', 'post'>;
 export type CreateOutboundVoiceSessionResponse = ResponseOf<'/v2/voice/sessions/outbound', 'post'>;
 export type BrowserSessionRequest = BodyOf<'/v2/browser/sessions', 'post'>;
+export type BrowserSessionResponse = ResponseOf<'/v2/browser/sessions', 'post'>;
+export type Campaign = ItemOf<'/v2/voice/campaigns'>;
+export type CampaignCreate = BodyOf<'/v2/voice/campaigns', 'post'>;
+export type CampaignDetail = ResponseOf<'/v2/voice/campaigns/{campaign_id}', 'get'>;
+export type CampaignRow = CampaignDetail['rows'][number];
 export type WebhookEndpoint = ItemOf<'/v2/projects/{project_id}/webhooks'>;
 export type CreateWebhookEndpointRequest = BodyOf<'/v2/projects/{project_id}/webhooks', 'post'>;
 export type CreatedWebhookEndpoint = ResponseOf<'/v2/projects/{project_id}/webhooks', 'post'>;
 export type UpdateWebhookEndpointRequest = BodyOf<'/v2/projects/{project_id}/webhooks/{endpoint_id}', 'patch'>;
 export type WebhookTestResult = ResponseOf<'/v2/projects/{project_id}/webhooks/{endpoint_id}/test', 'post'>;
 export type DeadLetter = ItemOf<'/v2/projects/{project_id}/webhooks/dead-letters'>;
+export type WebhookDelivery = ItemOf<'/v2/projects/{project_id}/webhooks/deliveries'>;
+export type ReplayResult = ResponseOf<'/v2/projects/{project_id}/webhooks/{endpoint_id}/dead-letters/{delivery_id}/replay', 'post'>;
 export type CatalogueEntry = ItemOf<'/v2/providers/catalogue'>;
 
 export type TokenPair = ResponseOf<'/console/auth/login', 'post'>;
 export type SignupResponse = ResponseOf<'/console/auth/signup', 'post'>;
+export type EmailVerified = ResponseOf<'/console/auth/verify-email', 'post'>;
 export type Project = ItemOf<'/console/v2/projects'>;
 export type ProjectCreate = BodyOf<'/console/v2/projects', 'post'>;
 export type ProjectUpdate = BodyOf<'/console/v2/projects/{project_id}', 'patch'>;
@@ -49,6 +57,7 @@ export type CreatedApiKey = ResponseOf<'/console/v2/projects/{project_id}/api-ke
 export type PublishableKey = ItemOf<'/console/v2/projects/{project_id}/publishable-keys'>;
 export type PublishableKeyCreate = BodyOf<'/console/v2/projects/{project_id}/publishable-keys', 'post'>;
 export type CreatedPublishableKey = ResponseOf<'/console/v2/projects/{project_id}/publishable-keys', 'post'>;
+export type PublishableKeyUpdate = BodyOf<'/console/v2/projects/{project_id}/publishable-keys/{id}', 'patch'>;
 export type ProviderAccount = ItemOf<'/console/v2/projects/{project_id}/provider-accounts'>;
 export type ProviderAccountCreate = BodyOf<'/console/v2/projects/{project_id}/provider-accounts', 'post'>;
 export type ProviderAccountUpdate = BodyOf<'/console/v2/projects/{project_id}/provider-accounts/{id}', 'patch'>;
@@ -60,6 +69,8 @@ export type CarrierUpdate = BodyOf<'/console/v2/projects/{project_id}/carriers/{
 export type PhoneNumber = ItemOf<'/console/v2/projects/{project_id}/carriers/{carrier_id}/numbers'>;
 export type PhoneNumberCreate = BodyOf<'/console/v2/projects/{project_id}/carriers/{carrier_id}/numbers', 'post'>;
 export type PhoneNumberUpdate = BodyOf<'/console/v2/projects/{project_id}/carriers/{carrier_id}/numbers/{number_id}', 'patch'>;
+export type IncomingNumbersPage = ResponseOf<'/console/v2/projects/{project_id}/carriers/{carrier_id}/incoming-numbers', 'get'>;
+export type IncomingNumber = IncomingNumbersPage['numbers'][number];
 
 /** Filters of the session list (spec §4.3). */
 export interface SessionListQuery {
@@ -68,4 +79,16 @@ export interface SessionListQuery {
   from?: string;
   to?: string;
   has_insights?: boolean;
+}
+
+/** Filter of the campaign list. */
+export interface CampaignListQuery {
+  status?: Campaign['status'];
+}
+
+/** Filters of the webhook delivery log. */
+export interface DeliveryListQuery {
+  endpoint_id?: string;
+  session_id?: string;
+  status?: WebhookDelivery['status'];
 }

@@ -1,6 +1,7 @@
 import { Transport, type ClientOptions, type RequestOptions } from './http.js';
 import { connectMedia, type MediaConnection, type MediaOptions } from './media.js';
 import { Agents } from './resources/agents.js';
+import { Campaigns } from './resources/campaigns.js';
 import { seg } from './resources/base.js';
 import { Sessions } from './resources/sessions.js';
 import { Webhooks } from './resources/webhooks.js';
@@ -15,6 +16,7 @@ export interface VoiceClientOptions extends ClientOptions {
 export class VoiceClient {
   readonly agents: Agents;
   readonly sessions: Sessions;
+  readonly campaigns: Campaigns;
   private readonly http: Transport;
 
   constructor(opts: VoiceClientOptions) {
@@ -23,6 +25,7 @@ export class VoiceClient {
     this.http = new Transport(opts, { headers: async () => headers });
     this.agents = new Agents(this.http, '/v2');
     this.sessions = new Sessions(this.http, '/v2');
+    this.campaigns = new Campaigns(this.http, '/v2');
   }
 
   /** Webhook endpoints of the key's project (another project's answer 404). */

@@ -701,7 +701,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Queue a dead letter again: a new delivery with the same webhook-id */
-        post: operations["postConsoleProjectsWebhooksDeadLettersReplay"];
+        post: operations["consoleReplayWebhookDeadLetter"];
         delete?: never;
         options?: never;
         head?: never;
@@ -750,7 +750,7 @@ export interface paths {
             cookie?: never;
         };
         /** Webhook deliveries with their attempts, newest first (filter by endpoint, session or status) */
-        get: operations["getConsoleProjectsWebhooksDeliveries"];
+        get: operations["consoleListWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -995,7 +995,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Queue a dead letter again: a new delivery with the same webhook-id */
-        post: operations["postProjectsWebhooksDeadLettersReplay"];
+        post: operations["replayWebhookDeadLetter"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1044,7 +1044,7 @@ export interface paths {
             cookie?: never;
         };
         /** Webhook deliveries with their attempts, newest first (filter by endpoint, session or status) */
-        get: operations["getProjectsWebhooksDeliveries"];
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4254,7 +4254,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    postConsoleProjectsWebhooksDeadLettersReplay: {
+    consoleReplayWebhookDeadLetter: {
         parameters: {
             query?: never;
             header?: never;
@@ -4358,7 +4358,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    getConsoleProjectsWebhooksDeliveries: {
+    consoleListWebhookDeliveries: {
         parameters: {
             query?: {
                 endpoint_id?: "" | string;
@@ -5045,7 +5045,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    postProjectsWebhooksDeadLettersReplay: {
+    replayWebhookDeadLetter: {
         parameters: {
             query?: never;
             header?: never;
@@ -5161,7 +5161,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    getProjectsWebhooksDeliveries: {
+    listWebhookDeliveries: {
         parameters: {
             query?: {
                 endpoint_id?: "" | string;

@@ -1,6 +1,16 @@
 import type { RequestOptions } from '../http.js';
 import type { ListOptions } from '../paginate.js';
-import type { CreatedWebhookEndpoint, CreateWebhookEndpointRequest, DeadLetter, UpdateWebhookEndpointRequest, WebhookEndpoint, WebhookTestResult } from '../types.js';
+import type {
+  CreatedWebhookEndpoint,
+  CreateWebhookEndpointRequest,
+  DeadLetter,
+  DeliveryListQuery,
+  ReplayResult,
+  UpdateWebhookEndpointRequest,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookTestResult,
+} from '../types.js';
 import { Resource, seg } from './base.js';
 
 /** A project's webhook endpoints (spec §4.5, §4.6); `base` ends at the project. */
@@ -32,5 +42,13 @@ export class Webhooks extends Resource {
   deadLetters(opts: RequestOptions & { limit?: number } = {}): Promise<DeadLetter[]> {
     const { limit, ...rest } = opts;
     return this.call('GET', '/webhooks/dead-letters', rest, undefined, { limit });
+  }
+  /** The delivery log with attempts, newest first (filter by endpoint, session or status). */
+  deliveries(filters: DeliveryListQuery = {}, opts?: ListOptions): AsyncGenerator<WebhookDelivery, void, undefined> {
+    return this.paged<WebhookDelivery>('/webhooks/deliveries', { ...filters }, opts);
+  }
+  /** Queues a dead letter of the endpoint again: a new delivery with the same `webhook-id`. */
+  replay(endpointId: string, deliveryId: string, opts?: RequestOptions): Promise<ReplayResult> {
+    return this.call('POST', `/webhooks/${seg(endpointId)}/dead-letters/${seg(deliveryId)}/replay`, opts);
   }
 }
