@@ -117,8 +117,9 @@ export class RealtimeCall extends ShellPipeline implements CallEngine {
 
     // The provider hears the caller, never the agent's own echo: while the agent may be in the
     // microphone (and no barge-in), silence goes up in its place and the microphone is kept.
-    // Once the call is ending only a caller who cut the goodbye is heard.
-    const listening = !this.greetingHold && (this.bargedIn || (!this.shell.ending && !agentAudible));
+    // Once the call is ending only a caller who cut the goodbye is heard. A word being judged as
+    // a pickup ("hello?") stays withheld until it is judged, even past the greeting's echo tail.
+    const listening = !this.greetingHold && !this.pickup.judging && (this.bargedIn || (!this.shell.ending && !agentAudible));
     if (listening) {
       // Speech that began in the echo tail is the caller's: its start goes up too.
       const vad = this.shell.channel.vadState;
