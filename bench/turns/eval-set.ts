@@ -8,6 +8,8 @@ import type { EchoSpec, NoiseKind, Talker } from './eval-audio.js';
 import { NOISE_KINDS, rng } from './eval-audio.js';
 
 export type Half = 'heldout' | 'tuning';
+/** The load a phase of the evaluation runs under. */
+export type LoadKind = 'quiet' | 'cpu' | 'stalls';
 export const HALVES: Half[] = ['heldout', 'tuning'];
 export type Path = 'web' | 'carrier';
 export const PATHS: Path[] = ['web', 'carrier'];

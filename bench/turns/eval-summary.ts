@@ -6,8 +6,7 @@
 import type { EvalCallersReport, EvalCallResult, Said } from './eval-callers.js';
 import type { EvalServerReport } from './eval-server.js';
 import type { EchoSpec } from './eval-audio.js';
-import { lineGroup, lineName, type EvalCall, type EvalSizes, type Half, type Path } from './eval-set.js';
-import type { LoadKind } from './eval.js';
+import { lineGroup, lineName, type EvalCall, type EvalSizes, type Half, type LoadKind, type Path } from './eval-set.js';
 import { stallIn, type Stall } from './stalls.js';
 
 export interface EvalPhase {

@@ -19,11 +19,10 @@ import { admitCall } from '../../src/sessions/admission.js';
 import { nextMessage } from '../media/ipc.js';
 import type { EvalCallersReport, EvalCallResult, EvalTarget } from './eval-callers.js';
 import type { EvalServerReport } from './eval-server.js';
-import { evalSet, HALVES, MATERIAL, PATH_RATE_HZ, slotsFor, type EvalCall, type EvalSizes, type Half } from './eval-set.js';
+import { evalSet, HALVES, MATERIAL, PATH_RATE_HZ, slotsFor, type EvalCall, type EvalSizes, type Half, type LoadKind } from './eval-set.js';
 import { summarizeEval, type EvalPhase } from './eval-summary.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export type LoadKind = 'quiet' | 'cpu' | 'stalls';
 
 export interface EvalOptions {
   ctx: AppContext;
