@@ -5,9 +5,9 @@ import type { AgentVariable } from '../contract/agents.js';
 import { loadAgentForSession, type SessionAgent } from '../db/repos/agents.js';
 import { getProjectCallLimits } from '../db/repos/projects.js';
 import type { ProviderAccountInfo } from '../db/repos/provider-accounts.js';
-import { countLiveSessions, insertSession, toSessionInfo, type SessionInfo, type SessionRow } from '../db/repos/voice-sessions.js';
+import { insertSession, toSessionInfo, type SessionInfo, type SessionRow } from '../db/repos/voice-sessions.js';
 import type { Tx } from '../shared/sql.js';
-import { lockWallet, placeHold, readWallet } from '../db/repos/wallet.js';
+import { holdIfCovered, readWallet, recordHold } from '../db/repos/wallet.js';
 import { randomToken, sha256Hex } from '../shared/crypto/tokens.js';
 import { errors, sessionErrors, type FieldError } from '../shared/errors.js';
 import { isDraining } from './draining.js';
@@ -15,6 +15,7 @@ import { holdFor, RATE_NANO_USD_PER_MIN, RATE_VERSION } from '../contract/money.
 import { CREATED_SLOT_MARGIN_MS, releaseKeySlot, releaseSlot, takeSlot, type KeyBudget } from './slots.js';
 import { keySlotLeaseUntil } from './slot-layout.js';
 import { countLiveKeySessions, setSessionPublishableKey } from '../db/repos/publishable-keys.js';
+import { roomForOneMore } from './live-limit.js';
 import { pickMediaNode, releaseMediaNode, type MediaTarget } from './media-nodes.js';
 
 export const WS_URL_TTL_SECONDS = 60;
@@ -105,8 +106,8 @@ export const LIVE_LIMIT_RETRY_AFTER_SECONDS = 5;
  * the route). The concurrency slot is taken in Redis (bounded, see slots.ts) BEFORE the wallet
  * transaction and given back if that transaction fails: nothing waits on Redis while it holds
  * the wallet row lock. The transaction then places the hold under the wallet lock (concurrent
- * admissions of a project never overdraw) and counts the project's live sessions in Postgres
- * under the same lock, so the limit holds whatever Redis lost or missed.
+ * admissions of a project never overdraw) and checks the project's live sessions in Postgres
+ * under the same lock (live-limit.ts), so the limit holds whatever Redis lost or missed.
  */
 export async function admitCall(ctx: AppContext, projectId: string, req: CallAdmission): Promise<AdmittedCall> {
   if (isDraining(ctx)) throw sessionErrors.draining();
@@ -154,18 +155,15 @@ export async function admitCall(ctx: AppContext, projectId: string, req: CallAdm
 
     const row = await ctx.sql.begin(async (tx) => {
       if (req.begin) await req.begin(tx);
-      // Every admission of the project waits for the wallet lock, held until commit: the
-      // statements under it go pipelined (one connection runs them in order, the counts after
-      // the lock), one round trip for the checks and one for the writes.
-      const [wallet, live, keyLive] = await Promise.all([
-        lockWallet(tx, projectId),
-        countLiveSessions(tx, projectId, now),
+      // Every admission of the project waits for the wallet row lock, which the hold's update
+      // takes and which is held until commit. So the lock spans one round trip before the
+      // checks: the hold, the key's count, the session row (whose trigger counts it in the
+      // wallet row) and the hold's ledger row go pipelined (one connection runs them in order),
+      // and a refusal rolls them all back. The project's live sessions come from the wallet
+      // row's counter; the exact count runs only at the limit (live-limit.ts).
+      const [covered, keyLive, inserted] = await Promise.all([
+        holdIfCovered(tx, projectId, hold),
         pk ? countLiveKeySessions(tx, pk.id, now) : 0,
-      ]);
-      if (!wallet || wallet.balance - wallet.held < hold) throw sessionErrors.walletInsufficient();
-      if (live >= project.max_concurrent_sessions) throw sessionErrors.concurrencyLimit(LIVE_LIMIT_RETRY_AFTER_SECONDS);
-      if (pk && keyLive >= pk.max_concurrent_sessions) throw sessionErrors.concurrencyLimit(LIVE_LIMIT_RETRY_AFTER_SECONDS);
-      const [inserted] = await Promise.all([
         insertSession(tx, {
           id: sessionId,
           project_id: projectId,
@@ -193,8 +191,13 @@ export async function admitCall(ctx: AppContext, projectId: string, req: CallAdm
           media_node_id: target.nodeId,
           media_node_url: target.nodeId ? target.url : null,
         }),
-        placeHold(tx, projectId, sessionId, hold, now),
+        recordHold(tx, projectId, sessionId, hold, now),
       ]);
+      if (!covered) throw sessionErrors.walletInsufficient();
+      if (!(await roomForOneMore(tx, projectId, covered.unsettledSessions, project.max_concurrent_sessions, now))) {
+        throw sessionErrors.concurrencyLimit(LIVE_LIMIT_RETRY_AFTER_SECONDS);
+      }
+      if (pk && keyLive >= pk.max_concurrent_sessions) throw sessionErrors.concurrencyLimit(LIVE_LIMIT_RETRY_AFTER_SECONDS);
       if (pk) {
         await setSessionPublishableKey(tx, sessionId, pk.id);
         inserted.publishable_key_id = pk.id;

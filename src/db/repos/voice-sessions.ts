@@ -204,7 +204,7 @@ export async function listSlotHolders(db: Db, now: Date): Promise<SlotHolder[]> 
   return db<SlotHolder[]>`select id, project_id, status, token_expires_at from voice_sessions where ${live(db, now)}`;
 }
 
-/** How many live sessions the project has (admission's check against max_concurrent_sessions, under the wallet lock). */
+/** How many live sessions the project has (admission checks it under the wallet lock when the unsettled counter reaches the limit). */
 export async function countLiveSessions(db: Db, projectId: string, now: Date): Promise<number> {
   const [row] = await db<{ n: number }[]>`select count(*)::int as n from voice_sessions where project_id = ${projectId} and ${live(db, now)}`;
   return row.n;

@@ -61,21 +61,25 @@ export async function readWallet(db: Db, projectId: string): Promise<{ balance: 
   return row ? { balance: row.balance_nano_usd, held: row.held_nano_usd } : null;
 }
 
-/** Locks the project's wallet row for the rest of the transaction (admission serialises on it). */
-export async function lockWallet(tx: Tx, projectId: string): Promise<{ balance: bigint; held: bigint } | null> {
-  const [row] = await tx<{ balance_nano_usd: bigint; held_nano_usd: bigint }[]>`
-    select balance_nano_usd, held_nano_usd from wallets where project_id = ${projectId} for update`;
-  return row ? { balance: row.balance_nano_usd, held: row.held_nano_usd } : null;
+/**
+ * Admission's hold: adds `hold` to the wallet's holds if the balance covers it. The update takes
+ * the wallet row lock (admissions of a project serialise on it until commit) and, when it waited,
+ * rechecks the condition on the row the other admission committed. Null: no wallet, or not enough
+ * (nothing changed). Otherwise the project's unsettled sessions (migration 0020's counter) as they
+ * stood before this transaction inserted any: an upper bound of its live sessions.
+ */
+export async function holdIfCovered(tx: Tx, projectId: string, hold: bigint): Promise<{ unsettledSessions: number } | null> {
+  const [row] = await tx<{ live_sessions: number }[]>`
+    update wallets set held_nano_usd = held_nano_usd + ${hold.toString()}, updated_at = now()
+    where project_id = ${projectId} and balance_nano_usd - held_nano_usd >= ${hold.toString()}
+    returning live_sessions`;
+  return row ? { unsettledSessions: row.live_sessions } : null;
 }
 
-/** Both statements go at once (pipelined on the transaction's connection, run in order). */
-export async function placeHold(tx: Tx, projectId: string, sessionId: string, hold: bigint, at: Date): Promise<void> {
-  await Promise.all([
-    tx`update wallets set held_nano_usd = held_nano_usd + ${hold.toString()}, updated_at = now()
-      where project_id = ${projectId}`,
-    tx`insert into wallet_ledger (project_id, kind, amount_nano_usd, session_id, created_at)
-      values (${projectId}, 'hold', ${hold.toString()}, ${sessionId}, ${at})`,
-  ]);
+/** The ledger row of the hold (after the session row: the ledger references it). */
+export async function recordHold(tx: Tx, projectId: string, sessionId: string, hold: bigint, at: Date): Promise<void> {
+  await tx`insert into wallet_ledger (project_id, kind, amount_nano_usd, session_id, created_at)
+    values (${projectId}, 'hold', ${hold.toString()}, ${sessionId}, ${at})`;
 }
 
 /**
