@@ -21,9 +21,11 @@ import type { VoiceSession } from './voice-session.js';
 //
 // What the client sends while the session activates (a client may stream as soon as the
 // socket opens) waits and is handed to the call once it runs, so every message is answered as
-// on a running call. It counts against the message rate from the open; past EARLY_MAX_BYTES
-// (one largest message: far more than a client streams in an activation) the socket is closed
-// 1008.
+// on a running call (error frames, `stop`), but its audio is dropped: replayed at once it would
+// stay in front of the live audio as delay for the whole call (an activation under a burst of
+// connects takes hundreds of ms). It counts against the message rate from the open; past
+// EARLY_MAX_BYTES (one largest message: far more than a client streams in an activation) the
+// socket is closed 1008.
 
 const EARLY_MAX_BYTES = UWS_MAX_PAYLOAD_BYTES;
 const EARLY_OVERFLOW = { code: 1008, reason: 'too much sent before the call started' } as const;

@@ -47,12 +47,16 @@ export class BrowserTransport implements MediaTransport {
     this.handle(message, isBinary);
   }
 
-  /** A message that came while the session activated, already counted against the rate. */
+  /**
+   * A message that came while the session activated, already counted against the rate. It is
+   * answered as if it came now, except that its audio is dropped: stale by now, it would sit in
+   * front of the live audio as delay for the rest of the call.
+   */
   replay(message: ArrayBuffer, isBinary: boolean): void {
-    if (!this.session.ending) this.handle(message, isBinary);
+    if (!this.session.ending) this.handle(message, isBinary, false);
   }
 
-  private handle(message: ArrayBuffer, isBinary: boolean): void {
+  private handle(message: ArrayBuffer, isBinary: boolean, live = true): void {
     if (message.byteLength > MAX_SOCKET_MESSAGE_BYTES) return this.session.onTooBig();
     if (!isBinary) return this.onControl(message);
     if (this.opus) {
@@ -62,12 +66,13 @@ export class BrowserTransport implements MediaTransport {
       } catch {
         return this.session.sendInputError(InputErrorFrames.badOpus);
       }
-      return this.session.onAudio(pcm);
+      if (live) this.session.onAudio(pcm);
+      return;
     }
     const bytes = message.byteLength;
     if (bytes > MAX_AUDIO_MESSAGE_BYTES) return this.session.sendInputError(InputErrorFrames.tooLarge);
     if (bytes & 1) return this.session.sendInputError(InputErrorFrames.oddLength);
-    this.session.onAudio(message);
+    if (live) this.session.onAudio(message);
   }
 
   private onControl(message: ArrayBuffer): void {
