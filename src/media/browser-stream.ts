@@ -21,9 +21,10 @@ import type { VoiceSession } from './voice-session.js';
 //
 // What the client sends while the session activates (a client may stream as soon as the
 // socket opens) waits and is handed to the call once it runs, so every message is answered as
-// on a running call (error frames, `stop`), but its audio is dropped: replayed at once it would
-// stay in front of the live audio as delay for the whole call (an activation under a burst of
-// connects takes hundreds of ms). It counts against the message rate from the open; past
+// on a running call. Its audio reaches the conversation engine (a caller's first words); a
+// pipeline that plays audio back in real time (echo) plays only what its pacing lead let out
+// (60 ms) and drops the rest, or the backlog would stay as delay for the whole call (an activation under a burst of connects takes
+// hundreds of ms). It counts against the message rate from the open; past
 // EARLY_MAX_BYTES (one largest message: far more than a client streams in an activation) the
 // socket is closed 1008.
 
@@ -124,6 +125,7 @@ export class BrowserStream {
       this.early = [];
       // Handing one over can end the call (a `stop`, the rate limit): the rest are dropped.
       for (const m of early) if (this.state === 'running') this.transport?.replay(m.message, m.isBinary);
+      if (early.length > 0 && this.state === 'running') session.backlogPushed();
     });
   }
 

@@ -47,16 +47,12 @@ export class BrowserTransport implements MediaTransport {
     this.handle(message, isBinary);
   }
 
-  /**
-   * A message that came while the session activated, already counted against the rate. It is
-   * answered as if it came now, except that its audio is dropped: stale by now, it would sit in
-   * front of the live audio as delay for the rest of the call.
-   */
+  /** A message that came while the session activated, already counted against the rate. */
   replay(message: ArrayBuffer, isBinary: boolean): void {
-    if (!this.session.ending) this.handle(message, isBinary, false);
+    if (!this.session.ending) this.handle(message, isBinary);
   }
 
-  private handle(message: ArrayBuffer, isBinary: boolean, live = true): void {
+  private handle(message: ArrayBuffer, isBinary: boolean): void {
     if (message.byteLength > MAX_SOCKET_MESSAGE_BYTES) return this.session.onTooBig();
     if (!isBinary) return this.onControl(message);
     if (this.opus) {
@@ -66,13 +62,12 @@ export class BrowserTransport implements MediaTransport {
       } catch {
         return this.session.sendInputError(InputErrorFrames.badOpus);
       }
-      if (live) this.session.onAudio(pcm);
-      return;
+      return this.session.onAudio(pcm);
     }
     const bytes = message.byteLength;
     if (bytes > MAX_AUDIO_MESSAGE_BYTES) return this.session.sendInputError(InputErrorFrames.tooLarge);
     if (bytes & 1) return this.session.sendInputError(InputErrorFrames.oddLength);
-    if (live) this.session.onAudio(message);
+    this.session.onAudio(message);
   }
 
   private onControl(message: ArrayBuffer): void {

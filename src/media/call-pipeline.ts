@@ -37,6 +37,12 @@ export interface CallPipeline {
    * append that silence to it.
    */
   underrun?(ms: number): void;
+  /**
+   * The audio just pushed had queued while the call was being set up (a client streams from the
+   * socket's open). A pipeline that plays caller audio back in real time drops what would now
+   * play late; the conversation engine hears it like any audio.
+   */
+  backlogPushed?(): void;
   /** A DTMF key the caller pressed (carrier calls). */
   onDtmf(digit: string): void;
   /** The socket is open: greet, start timers. */

@@ -32,6 +32,14 @@ export class EchoCall implements CallPipeline {
     this.queue.shift();
   }
 
+  /**
+   * Caller audio that queued during set-up would stay late for the whole call: what the pacer's
+   * lead already let out (60 ms) plays, the rest is dropped.
+   */
+  backlogPushed(): void {
+    this.queue.clearCounted();
+  }
+
   onDtmf(): void {}
 
   start(): void {}

@@ -67,6 +67,14 @@ export class OutputQueue {
     if (this.readyFrames > 0) this.readFrames++;
   }
 
+  /** Drops every complete frame queued, counted as dropped (a backlog that would only play late). */
+  clearCounted(): void {
+    const ready = this.readyFrames;
+    if (ready <= 0) return;
+    this.readFrames += ready;
+    this.droppedFrames += ready;
+  }
+
   /** Drops everything queued (an interruption). */
   clear(): void {
     this.readFrames = Math.floor(this.writtenSamples / this.frameSamples);

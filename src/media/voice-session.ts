@@ -139,6 +139,11 @@ export class VoiceSession implements Paced {
     this.hooks.poke(nowMs);
   }
 
+  /** The audio just handed over had queued while the call was set up (see CallPipeline.backlogPushed). */
+  backlogPushed(): void {
+    if (!this.ending) this.pipeline.backlogPushed?.();
+  }
+
   onDtmf(digit: string): void {
     if (this.ending) return;
     try {
