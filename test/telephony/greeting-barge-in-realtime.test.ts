@@ -1,16 +1,13 @@
 import t from 'tap';
-import { createCarrierConnection, verifyCarrier } from '../../src/carriers/accounts.js';
-import { createCarrierNumber } from '../../src/db/repos/carrier-numbers.js';
 import { getTranscript } from '../../src/db/repos/session-transcripts.js';
-import { processDial } from '../../src/telephony/dial.js';
-import { admitOutbound } from '../../src/telephony/outbound.js';
-import { sendStatusCallback } from '../fakes/twilio/callbacks.js';
 import type { FakeMediaStream } from '../fakes/twilio/media-client.js';
 import { startProviderFakes } from '../fakes/wire/providers.js';
 import type { ReceivedSocket } from '../fakes/wire/server.js';
 import { setupAgent, speech } from '../conversation/fixtures.js';
 import { realtimePipeline, sent, words } from '../conversation/realtime-support.js';
-import { openStream, sessionRow, startBed, until } from './helpers.js';
+import { greetingHeard } from './greeting-heard.js';
+import { answeredOutbound } from './answered-outbound.js';
+import { sessionRow, startBed, until } from './helpers.js';
 
 // The greeting of an outbound phone call on the realtime engine (OpenAI Realtime wire fake,
 // server VAD by energy) through the Twilio bridge, as test/telephony/greeting-barge-in.test.ts
@@ -40,18 +37,8 @@ t.teardown(async () => {
 /** An outbound realtime call to a callee on the fake phone line, the agent greeting with GREETING. */
 async function outboundCall(): Promise<{ phone: FakeMediaStream; sessionId: string; sock: ReceivedSocket }> {
   const setup = await setupAgent(h, realtimePipeline(h, providers.baseUrl), { pipeline_mode: 'realtime', greeting: 'Hello {{name}}.', store_transcript: true });
-  const account = fake.addAccount();
-  const carrier = await createCarrierConnection(h.ctx, setup.projectId, { kind: 'twilio', label: 'line', credentials: { account_sid: account.sid, auth_token: account.token }, base_url: fake.baseUrl });
-  await verifyCarrier(h.ctx, setup.projectId, carrier.id);
-  await createCarrierNumber(h.ctx, setup.projectId, carrier.id, { e164: '+14155550123', outboundEnabled: true, agentId: null });
-  const admitted = await admitOutbound(h.ctx, setup.projectId, { agent_id: setup.agentId, from: '+14155550123', to: '+14155557777', variables: { name: 'Ann' } });
-  const sessionId = admitted.session.id;
   const before = providers.sockets.length;
-  const outcome = await processDial(h.ctx, sessionId);
-  const call = fake.calls.find((c) => c.sid === (outcome as { callSid: string }).callSid)!;
-  await sendStatusCallback(fake, call.sid, 'in-progress');
-  const phone = await openStream(call, account);
-  phone.startLine();
+  const { phone, sessionId } = await answeredOutbound(bed, setup);
   let sock: ReceivedSocket | undefined;
   await until(() => Boolean((sock = providers.sockets.slice(before).find((s) => s.path === '/v1/realtime'))), 10_000, 'the realtime socket');
   return { phone, sessionId, sock: sock! };
@@ -64,31 +51,6 @@ const voiced = (m: FakeMediaStream['received'][number]) =>
 /** Waits for the greeting's first voiced frame at the phone. */
 async function greetingStarts(phone: FakeMediaStream): Promise<void> {
   await phone.waitFor((s) => s.messages('media').some(voiced), 10_000, 'the greeting');
-}
-
-/**
- * The greeting's μ-law as the phone played it (the media before the server's first mark): each
- * message plays after the previous one at 8 bytes per ms, and a `clear` drops what had not
- * played yet.
- */
-function greetingHeard(phone: FakeMediaStream): Buffer {
-  const played: Buffer[] = [];
-  let queued: { from: number; bytes: Buffer }[] = [];
-  let endsAt = 0;
-  for (const m of phone.received) {
-    if (m.event === 'mark') break;
-    if (m.event === 'media') {
-      const bytes = Buffer.from(String((m.json.media as { payload?: unknown }).payload ?? ''), 'base64');
-      const from = Math.max(m.atMs, endsAt);
-      queued.push({ from, bytes });
-      endsAt = from + bytes.length / 8;
-    } else if (m.event === 'clear') {
-      for (const q of queued) played.push(q.bytes.subarray(0, Math.max(0, Math.round((m.atMs - q.from) * 8))));
-      queued = [];
-      endsAt = m.atMs;
-    }
-  }
-  return Buffer.concat([...played, ...queued.map((q) => q.bytes)]);
 }
 
 /** The loudest mean magnitude of the caller audio the provider was sent (its VAD calls above 500 speech). */

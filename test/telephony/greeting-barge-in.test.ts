@@ -1,14 +1,11 @@
 import t from 'tap';
-import { createCarrierConnection, verifyCarrier } from '../../src/carriers/accounts.js';
-import { createCarrierNumber } from '../../src/db/repos/carrier-numbers.js';
 import { getTranscript } from '../../src/db/repos/session-transcripts.js';
-import { processDial } from '../../src/telephony/dial.js';
-import { admitOutbound } from '../../src/telephony/outbound.js';
-import { sendStatusCallback } from '../fakes/twilio/callbacks.js';
 import type { FakeMediaStream } from '../fakes/twilio/media-client.js';
 import { startProviderFakes } from '../fakes/wire/providers.js';
 import { openAiPipeline, setupAgent, speech } from '../conversation/fixtures.js';
-import { openStream, sessionRow, startBed, until } from './helpers.js';
+import { greetingHeard } from './greeting-heard.js';
+import { answeredOutbound } from './answered-outbound.js';
+import { sessionRow, startBed, until } from './helpers.js';
 
 // The greeting of an outbound phone call through the real conversation engine and the Twilio
 // bridge: the callee talking over it cuts it (`clear`, the stored transcript keeps what was
@@ -28,17 +25,7 @@ t.teardown(async () => {
 /** An outbound call to a callee on the fake phone line, the agent greeting with GREETING. */
 async function outboundCall(fields: Record<string, unknown> = {}): Promise<{ phone: FakeMediaStream; sessionId: string }> {
   const setup = await setupAgent(h, (pid) => openAiPipeline(h, pid, providers.baseUrl), { greeting: GREETING.replace('Ann', '{{name}}'), store_transcript: true, ...fields });
-  const account = fake.addAccount();
-  const carrier = await createCarrierConnection(h.ctx, setup.projectId, { kind: 'twilio', label: 'line', credentials: { account_sid: account.sid, auth_token: account.token }, base_url: fake.baseUrl });
-  await verifyCarrier(h.ctx, setup.projectId, carrier.id);
-  await createCarrierNumber(h.ctx, setup.projectId, carrier.id, { e164: '+14155550123', outboundEnabled: true, agentId: null });
-  const admitted = await admitOutbound(h.ctx, setup.projectId, { agent_id: setup.agentId, from: '+14155550123', to: '+14155557777', variables: { name: 'Ann' } });
-  const sessionId = admitted.session.id;
-  const outcome = await processDial(h.ctx, sessionId);
-  const call = fake.calls.find((c) => c.sid === (outcome as { callSid: string }).callSid)!;
-  await sendStatusCallback(fake, call.sid, 'in-progress');
-  const phone = await openStream(call, account);
-  phone.startLine();
+  const { phone, sessionId } = await answeredOutbound(bed, setup);
   return { phone, sessionId };
 }
 
@@ -56,31 +43,6 @@ async function twoSecondsIntoGreeting(transcript: string, reply: string) {
   const startedAt = await greetingStarts(phone);
   await until(() => Date.now() >= startedAt + 2000, 5000, 'two seconds of greeting');
   return { phone, sessionId };
-}
-
-/**
- * The greeting's μ-law as the phone played it (the media before the server's first mark): each
- * message plays after the previous one at 8 bytes per ms, and a `clear` drops what had not
- * played yet.
- */
-function greetingHeard(phone: FakeMediaStream): Buffer {
-  const played: Buffer[] = [];
-  let queued: { from: number; bytes: Buffer }[] = [];
-  let endsAt = 0;
-  for (const m of phone.received) {
-    if (m.event === 'mark') break;
-    if (m.event === 'media') {
-      const bytes = Buffer.from(String((m.json.media as { payload?: unknown }).payload ?? ''), 'base64');
-      const from = Math.max(m.atMs, endsAt);
-      queued.push({ from, bytes });
-      endsAt = from + bytes.length / 8;
-    } else if (m.event === 'clear') {
-      for (const q of queued) played.push(q.bytes.subarray(0, Math.max(0, Math.round((m.atMs - q.from) * 8))));
-      queued = [];
-      endsAt = m.atMs;
-    }
-  }
-  return Buffer.concat([...played, ...queued.map((q) => q.bytes)]);
 }
 
 async function hangUpAndTranscript(phone: FakeMediaStream, sessionId: string) {

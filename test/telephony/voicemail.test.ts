@@ -5,7 +5,7 @@ import { getTranscript } from '../../src/db/repos/session-transcripts.js';
 import { MACHINE_DETECTION_CHANNEL } from '../../src/db/repos/machine-detection.js';
 import { processDial } from '../../src/telephony/dial.js';
 import { admitOutbound } from '../../src/telephony/outbound.js';
-import { sendAmdCallback, sendStatusCallback, type AnsweredBy } from '../fakes/twilio/callbacks.js';
+import { sendAmdCallback, type AnsweredBy } from '../fakes/twilio/callbacks.js';
 import type { FakeMediaStream } from '../fakes/twilio/media-client.js';
 import type { PlacedCall } from '../fakes/twilio/rest.js';
 import { startProviderFakes } from '../fakes/wire/providers.js';
@@ -14,7 +14,8 @@ import { createTenant } from '../helpers/fixtures.js';
 import { startFakeTelnyx } from '../fakes/telnyx/rest.js';
 import { sendCallEvent } from '../fakes/telnyx/webhooks.js';
 import { watchMachineDetection } from '../../src/telephony/amd.js';
-import { openStream, sessionRow, startBed, until } from './helpers.js';
+import { answeredOutbound } from './answered-outbound.js';
+import { sessionRow, startBed, until } from './helpers.js';
 
 // Voicemail (issue 20 item 3, contract §11) through the real service: the outbound call is placed
 // with Twilio's asynchronous answering-machine detection when the agent has a `voicemail`
@@ -52,17 +53,7 @@ interface PhoneCall {
 /** An answered outbound call from an agent with `fields` (voicemail, ...), its stream on the fake line. */
 async function outboundCall(fields: Record<string, unknown>): Promise<PhoneCall> {
   const setup = await setupAgent(h, (pid) => openAiPipeline(h, pid, providers.baseUrl), { greeting: GREETING, store_transcript: true, ...fields });
-  const account = fake.addAccount();
-  const carrier = await createCarrierConnection(h.ctx, setup.projectId, { kind: 'twilio', label: 'line', credentials: { account_sid: account.sid, auth_token: account.token }, base_url: fake.baseUrl });
-  await verifyCarrier(h.ctx, setup.projectId, carrier.id);
-  await createCarrierNumber(h.ctx, setup.projectId, carrier.id, { e164: '+14155550123', outboundEnabled: true, agentId: null });
-  const admitted = await admitOutbound(h.ctx, setup.projectId, { agent_id: setup.agentId, from: '+14155550123', to: '+14155557777', variables: { name: 'Ann' } });
-  const sessionId = admitted.session.id;
-  const outcome = await processDial(h.ctx, sessionId);
-  const call = fake.calls.find((c) => c.sid === (outcome as { callSid: string }).callSid)!;
-  await sendStatusCallback(fake, call.sid, 'in-progress');
-  const phone = await openStream(call, account);
-  phone.startLine();
+  const { phone, sessionId, call } = await answeredOutbound(bed, setup);
   await phone.waitFor((s) => s.messages('media').length > 0, 10_000, 'the greeting');
   return { phone, sessionId, call };
 }
