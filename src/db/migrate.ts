@@ -3,9 +3,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Sql } from '../shared/sql.js';
 
-// Numbered SQL files (NNNN_name.sql) applied in order, each in its own transaction, under
-// an advisory lock so that several processes starting at once migrate exactly once.
+// Numbered SQL files (NNNN_name.sql) applied in order, in one transaction, under an advisory
+// lock so that several processes starting at once migrate exactly once.
 const LOCK_ID = 727_274_001;
+/**
+ * A migration that adds triggers or columns takes table locks that running nodes' transactions
+ * (an older version during a rolling upgrade) may hold in the other order: Postgres aborts one
+ * side as a deadlock. The whole transaction rolled back, so it is simply run again.
+ */
+const RETRYABLE = new Set(['40P01', '40001', '55P03']); // deadlock, serialization failure, lock not available
+const ATTEMPTS = 5;
 
 /** The migrations folder, both when run from src (tsx) and from dist (compiled). */
 export function migrationsDir(): string {
@@ -31,6 +38,18 @@ export function readMigrations(dir = migrationsDir()): Migration[] {
 }
 
 export async function migrate(sql: Sql, migrations = readMigrations()): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrateOnce(sql, migrations);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (attempt >= ATTEMPTS || !code || !RETRYABLE.has(code)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt * (0.5 + Math.random())));
+    }
+  }
+}
+
+async function migrateOnce(sql: Sql, migrations: Migration[]): Promise<string[]> {
   const applied: string[] = [];
   await sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${LOCK_ID})`;
