@@ -3,12 +3,14 @@
 // (the worst case: the detector has learned nothing) whose agent starts an utterance after 1 s
 // of line noise, with the caller cutting in 0–300 ms after the agent's first frame was played,
 // at -15 to -40 dBFS, on clean, noisy and echo lines (the eval set's non-linear paths), at
-// 16 kHz (web) and 8 kHz (carrier). It also counts interruptions with the caller silent over
+// 16 kHz (web) and 8 kHz (carrier: the agent's audio and the reference at 8 kHz, what the
+// loudspeaker plays and the mic μ-law coded, as in the evaluation). It also counts interruptions with the caller silent over
 // 60 s of agent answers (3–6 s, 1.2 s apart) per line. Tune on `tuning`; report `heldout`.
 import { DEFAULT_INTERRUPTION, nativeBargeIn } from '../../src/conversation/interruption.js';
 import { ChannelEvents, MediaChannel, Resampler } from '../../src/audio/native.js';
 import { EchoPath, NoiseSource, noiseLoop, rng, synth, utterance, type EchoSpec, type NoiseKind } from './eval-audio.js';
 import { FLOOR_DBFS, MATERIAL, NOISE_DBFS, type Half } from './eval-set.js';
+import { MULAW_DECODE, mulawEncode } from '../media/mulaw.js';
 
 const FRAME_MS = 20;
 /** SWEEP_ONLY: a regular expression on `<rate>/<line>/<caller index>` (skips the false-interruption part). */
@@ -30,10 +32,19 @@ function lines(seed: number): Line[] {
 
 /** One simulated call: agent utterances (reference pushed LEAD_FRAMES before played) and optional caller speech. */
 function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: number, caller: { atMs: number; pcm: Int16Array } | null, seed: number, loops: Map<string, Float32Array>, half: Half, jumps = false) {
-  const ch = new MediaChannel({ inRateHz: rateHz, procRateHz: rateHz, refRateHz: AGENT_RATE, frameMs: 20, maxMessageBytes: 4096, bargeIn: nativeBargeIn(DEFAULT_INTERRUPTION) });
+  const carrier = rateHz === 8000;
+  const ch = new MediaChannel({ inRateHz: rateHz, procRateHz: rateHz, refRateHz: carrier ? rateHz : AGENT_RATE, frameMs: 20, maxMessageBytes: 4096, bargeIn: nativeBargeIn(DEFAULT_INTERRUPTION) });
   const n = (rateHz * FRAME_MS) / 1000;
   const agentN = (AGENT_RATE * FRAME_MS) / 1000;
   const down = new Resampler({ inRateHz: AGENT_RATE, outRateHz: rateHz, maxInputSamples: agentN });
+  const refDown = new Resampler({ inRateHz: AGENT_RATE, outRateHz: rateHz, maxInputSamples: agentN });
+  const law = new Uint8Array(n);
+  /** The carrier's μ-law round trip, in place. */
+  const mulaw = (pcm: Int16Array) => {
+    mulawEncode(pcm, law);
+    for (let i = 0; i < n; i++) pcm[i] = MULAW_DECODE[law[i]];
+    return pcm;
+  };
   // The agent's frames on a timeline: 1 s silence, then utterances with gaps.
   const frames: (Int16Array | null)[] = new Array(50).fill(null);
   const starts: number[] = [];
@@ -63,11 +74,12 @@ function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: number, cal
     if (jumps && f % 500 === 250) { jumpAt = f; shift = 5 + Math.round(5 * jr()); jumped.push(f); }
     if (jumps && f === jumpAt + 250) shift = 0;
     const ref = f < cut ? frames[f] : null;
-    if (ref) ch.pushReference(ref);
+    if (ref) ch.pushReference(carrier ? (refDown.process(ref), Int16Array.from(refDown.output.subarray(0, n), (v) => Math.round(v))) : ref);
     const p = f - LEAD_FRAMES - shift;
     const dry = shift > 0 && f < jumpAt + shift; // the far end plays silence, then resumes where it was
     const playedAgent = !dry && p >= 0 && p < cut ? frames[p] : null;
-    const played = down.process(playedAgent ?? silence) ? down.output.slice(0, n) : new Float32Array(n);
+    let played = down.process(playedAgent ?? silence) ? down.output.slice(0, n) : new Float32Array(n);
+    if (carrier) played = Float32Array.from(mulaw(Int16Array.from(played, (v) => Math.round(v))));
     const mic = new Float32Array(n);
     floor.addTo(mic);
     noise?.addTo(mic);
@@ -77,6 +89,7 @@ function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: number, cal
       for (let i = 0; i < n && k + i < caller.pcm.length; i++) mic[i] += caller.pcm[k + i];
     }
     const pcm = Int16Array.from(mic, (v) => Math.max(-32768, Math.min(32767, Math.round(v))));
+    if (carrier) mulaw(pcm);
     ch.process(new Uint8Array(pcm.buffer));
     if (ch.events & ChannelEvents.interruption) {
       events.push(f);
@@ -106,12 +119,12 @@ export function sweep(half: Half) {
     const levels = [-15, -20, -25, -30, -35, -40];
     for (const line of lines(half === 'tuning' ? 5 : 6)) {
       for (let c = 0; c < 8; c++) {
-        if (ONLY && !ONLY.test(`${rateHz}/${line.name}/${c}`)) continue;
         const voice = `${m.languages[c % m.languages.length]}+${m.variants[(c * 5) % m.variants.length]}`;
         const text = m.barge[c % m.barge.length].text;
         const level = line.noise ? -15 - 10 * r() : levels[c % levels.length];
         const u = utterance([text], voice, rateHz, 30 + Math.round(50 * r()), 140 + Math.round(60 * r()), level);
         const atMs = Math.round(300 * r());
+        if (ONLY && !ONLY.test(`${rateHz}/${line.name}/${c}`)) continue; // after the draws: the same trials as the full run
         const res = run(rateHz, line, [c % 2 ? greeting : agentAnswers[c % agentAnswers.length]], 1000, { atMs, pcm: u.pcm }, c * 31 + 7, loops, half);
         const onset = res.callerFrom + u.onsetFrame;
         const hit = res.events.find((f) => f >= res.callerFrom);
