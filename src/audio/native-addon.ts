@@ -32,11 +32,13 @@ export interface RawResampler {
 }
 
 export interface RawEchoChain {
+  /** Made on first read (or first push without `out`). */
   readonly output: Int16Array;
   readonly info: Float64Array;
   readonly frameSamples: number;
+  readonly maxOutputSamples: number;
   readonly stateBytes: number;
-  push(message: PcmMessage): number;
+  push(message: PcmMessage, out?: Int16Array): number;
   reset(): void;
 }
 

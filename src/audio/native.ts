@@ -145,14 +145,21 @@ export class Resampler extends Facade<RawResampler> {
  */
 export class EchoChain extends Facade<RawEchoChain> {
   private readonly info = this.n.info;
-  /** Resampled samples of the last push (outRateHz). */
-  readonly output = this.n.output;
   readonly frameSamples = this.n.frameSamples;
+  /** The most samples one push can produce: the length `pushInto` needs. */
+  readonly maxOutputSamples = this.n.maxOutputSamples;
   constructor(o: EchoChainOptions) {
     super(build('EchoChain', o, optionSpecs.EchoChain, (v) => new addon.EchoChain(numbered(v))));
   }
+  /** Resampled samples of the last push (outRateHz); this instance's own array, made on first use. */
+  get output(): Int16Array { return this.n.output; }
   /** Returns the samples now in `output`; throws NativeError (ODD_LENGTH, OVERSIZED). */
   push(message: PcmMessage): number { return check(this.n.push(message)); }
+  /**
+   * As `push`, into `out` (at least maxOutputSamples long) instead of `output`: chains whose
+   * output is used before the next push of any of them can share one array.
+   */
+  pushInto(message: PcmMessage, out: Int16Array): number { return check(this.n.push(message, out)); }
   /** Frames completed by the last push. */
   get frames(): number { return this.info[0]; }
   /** VAD of the last completed frame. */

@@ -5,9 +5,11 @@
 namespace vcjs {
 
 // new EchoChain({inRateHz, outRateHz, frameMs, maxMessageBytes, quality 0..3, vad});
-// push(bytes) -> output samples in .output | -status. .info (Float64Array): frames of
-// the last push, then the last frame's VAD probability, state, events (all frames),
-// speechStartMs, speechEndMs.
+// push(bytes) -> output samples in .output | -status. push(bytes, out) writes them into
+// the Int16Array out instead (at least .maxOutputSamples long): calls that use their output
+// before the next push share one array, and .output is then never made (it is made on first
+// use). .info (Float64Array): frames of the last push, then the last frame's VAD
+// probability, state, events (all frames), speechStartMs, speechEndMs.
 class EchoChainWrap : public Napi::ObjectWrap<EchoChainWrap> {
  public:
   static Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -17,6 +19,7 @@ class EchoChainWrap : public Napi::ObjectWrap<EchoChainWrap> {
       InstanceAccessor("output", &EchoChainWrap::Output, nullptr),
       InstanceAccessor("info", &EchoChainWrap::Info, nullptr),
       InstanceAccessor("frameSamples", &EchoChainWrap::FrameSamples, nullptr),
+      InstanceAccessor("maxOutputSamples", &EchoChainWrap::MaxOutputSamples, nullptr),
       InstanceAccessor("stateBytes", &EchoChainWrap::StateBytes, nullptr),
     }));
     return exports;
@@ -37,7 +40,6 @@ class EchoChainWrap : public Napi::ObjectWrap<EchoChainWrap> {
     if (q < 0 || q > 3) { ThrowStatus(info.Env(), vc::Status::kInvalidArgument); return; }
     vc::Status s = core_.Init(in, out, frameMs, maxBytes, static_cast<vc::ResamplerQuality>(q), vad);
     if (!vc::Ok(s)) { ThrowStatus(info.Env(), s); return; }
-    out_.Make(info.Env(), core_.MaxOutputSamples());
     info_.Make(info.Env(), 6);
     info_.data[1] = 0;
     info_.data[4] = info_.data[5] = -1;
@@ -51,9 +53,20 @@ class EchoChainWrap : public Napi::ObjectWrap<EchoChainWrap> {
       ThrowArg(info.Env(), "push expects a Buffer, Uint8Array or ArrayBuffer");
       return info.Env().Undefined();
     }
+    int16_t* out = nullptr;
+    size_t outCap = 0;
+    if (info.Length() >= 2 && !info[1].IsUndefined()) {
+      if (!I16(info[1], &out, &outCap)) {
+        ThrowArg(info.Env(), "push expects an Int16Array as its output");
+        return info.Env().Undefined();
+      }
+    } else {
+      out = OwnOutput(info.Env()).data;
+      outCap = out_.size;
+    }
     size_t nOut = 0, frames = 0;
     vc::VadResult v;
-    vc::Status s = core_.Push(p, n, out_.data, out_.size, &nOut, &frames, &v);
+    vc::Status s = core_.Push(p, n, out, outCap, &nOut, &frames, &v);
     if (!vc::Ok(s)) return Napi::Number::New(info.Env(), Neg(s));
     double* d = info_.data;
     d[0] = static_cast<double>(frames);
@@ -69,7 +82,15 @@ class EchoChainWrap : public Napi::ObjectWrap<EchoChainWrap> {
     return Napi::Number::New(info.Env(), static_cast<double>(nOut));
   }
   Napi::Value Reset(const Napi::CallbackInfo& info) { core_.Reset(); return info.Env().Undefined(); }
-  Napi::Value Output(const Napi::CallbackInfo&) { return out_.Value(); }
+  Napi::Value Output(const Napi::CallbackInfo& info) { return OwnOutput(info.Env()).Value(); }
+  Napi::Value MaxOutputSamples(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(core_.MaxOutputSamples()));
+  }
+  // The instance's own output array, made on first use.
+  Held<int16_t>& OwnOutput(Napi::Env env) {
+    if (out_.size == 0) out_.Make(env, core_.MaxOutputSamples());
+    return out_;
+  }
   Napi::Value Info(const Napi::CallbackInfo&) { return info_.Value(); }
   Napi::Value FrameSamples(const Napi::CallbackInfo& info) {
     return Napi::Number::New(info.Env(), static_cast<double>(core_.frameSamples()));
