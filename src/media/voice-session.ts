@@ -36,6 +36,9 @@ interface Log {
   warn: (o: object, m: string) => void;
 }
 
+/** What a running call reads of its session row. */
+export type CallRow = Pick<SessionRow, 'id' | 'project_id' | 'direction' | 'encoding' | 'sample_rate_in' | 'sample_rate_out' | 'max_duration_seconds'>;
+
 /**
  * One call on this node, whatever its transport. It owns the call's state: the pipeline that
  * produces audio, the pacing clock and the end of the call. Transport callbacks only forward
@@ -63,15 +66,22 @@ export class VoiceSession implements Paced {
   /** `now` of the send corked by pace(), for `flush`. */
   private pacingNowMs = 0;
   private readonly host: CallHost;
+  /**
+   * Only the fields the call reads: the whole row (agent pipeline snapshot, variables,
+   * timestamps) was ≈ 3 KiB of heap per call, kept for the call's whole length.
+   */
+  readonly row: CallRow;
 
   constructor(
-    readonly row: SessionRow,
+    row: CallRow,
     private readonly startedAtMs: number,
     private readonly pipeline: CallPipeline,
     private readonly hooks: SessionHooks,
     private readonly log: Log,
     private readonly now: () => number,
   ) {
+    const { id, project_id, direction, encoding, sample_rate_in, sample_rate_out, max_duration_seconds } = row;
+    this.row = { id, project_id, direction, encoding, sample_rate_in, sample_rate_out, max_duration_seconds };
     this.id = row.id;
     this.projectId = row.project_id;
     this.deadlineMs = startedAtMs + row.max_duration_seconds * 1000;
