@@ -15,6 +15,9 @@ export interface ServerStats extends ServerCounts {
   cpuUserMs: number;
   cpuSystemMs: number;
   rssBytes: number;
+  /** V8 heap in use, and ArrayBuffer stores (the audio buffers), at the same moment as rssBytes. */
+  heapUsedBytes: number;
+  arrayBufferBytes: number;
 }
 
 /** The load client's counts over the measuring window (see load-client.c). */
@@ -62,14 +65,22 @@ export type ToChild =
   | { cmd: 'hangup' }
   | { cmd: 'exit' };
 
-/** RSS after a full GC when the child runs with --expose-gc (snapshots outside the measuring window). */
-export function rssBytes(gc: boolean | undefined): number {
+/**
+ * Memory after a full GC when the child runs with --expose-gc (snapshots outside the measuring
+ * window). Node-API finalizers (native objects and the typed arrays they hold) run from the
+ * event loop after the GC that found them dead, so only a later GC frees what they released:
+ * two GCs back to back left the native buffers of ended calls counted.
+ */
+export async function memoryBytes(gc: boolean | undefined): Promise<{ rssBytes: number; heapUsedBytes: number; arrayBufferBytes: number }> {
   const collect = (globalThis as { gc?: () => void }).gc;
   if (gc && collect) {
-    collect();
-    collect();
+    for (let i = 0; i < 3; i++) {
+      collect();
+      await new Promise((r) => setImmediate(r));
+    }
   }
-  return process.memoryUsage().rss;
+  const m = process.memoryUsage();
+  return { rssBytes: m.rss, heapUsedBytes: m.heapUsed, arrayBufferBytes: m.arrayBuffers };
 }
 
 export function cpuMs(): { user: number; system: number } {
@@ -104,8 +115,10 @@ export function serveBenchmark(port: number, counts: () => ServerCounts, exit: (
   process.on('message', (m: ToChild) => {
     if (m.cmd === 'stats') {
       const c = cpuMs();
-      const stats: ServerStats = { cpuUserMs: c.user, cpuSystemMs: c.system, rssBytes: rssBytes(m.gc), ...counts() };
-      process.send!({ type: 'stats', stats });
+      void memoryBytes(m.gc).then((mem) => {
+        const stats: ServerStats = { cpuUserMs: c.user, cpuSystemMs: c.system, ...mem, ...counts() };
+        process.send!({ type: 'stats', stats });
+      });
     } else if (m.cmd === 'exit') exit();
   });
   process.send!({ type: 'ready', port });

@@ -69,10 +69,14 @@ const env = {
 const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 // Extra node flags for the servers, e.g. `--perf-basic-prof --interpreted-frames-native-stack` for `perf record`.
 const serverFlags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
-// Servers run with --expose-gc: the idle and final RSS snapshots follow a full GC, so RSS per
-// session counts live memory rather than garbage not yet collected.
+// Servers run with --expose-gc: the memory snapshots follow a full GC, so memory per session
+// counts live memory rather than garbage not yet collected. Their young generation is
+// fixed at its usual maximum (16 MiB semi-spaces): V8 grows it under the load's allocation rate
+// and shrinks it when idle, which moved RSS by up to 2 × 16 MiB between the two snapshots
+// whatever the sessions held (36 KiB per session at N = 500; bench/media/session-memory.ts).
+const SERVER_HEAP_FLAGS = ['--expose-gc', '--min-semi-space-size=16', '--max-semi-space-size=16'];
 const child = (file: string, extra: Record<string, string> = {}) =>
-  fork(resolve(here, file), [], { execArgv: ['--import', 'tsx', ...(file.includes('server-') ? ['--expose-gc', ...profile, ...serverFlags] : [])], env: { ...env, ...extra }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  fork(resolve(here, file), [], { execArgv: ['--import', 'tsx', ...(file.includes('server-') ? [...SERVER_HEAP_FLAGS, ...profile, ...serverFlags] : [])], env: { ...env, ...extra }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 // Agent calls: the C client plays this caller speech instead of the marked tone.
 const speechFile = AGENT ? callerSpeechFile(join(tmpdir(), `voice-bench-caller-speech-${process.pid}.raw`)) : '';
 const stats = async (p: ChildProcess, gc = false) => {
@@ -95,6 +99,9 @@ interface Row {
   connected: number;
   cpu_ms_per_session_second: number;
   rss_kib_per_session: number;
+  /** What the sessions keep alive, from the same snapshots: V8 heap in use and ArrayBuffer stores (not malloc'd native objects). */
+  heap_kib_per_session: number;
+  array_buffer_kib_per_session: number;
   jitter_p50_ms: number;
   jitter_p99_ms: number;
   /** Arrival − due of the window's frames that arrived while the client listened. */
@@ -139,16 +146,46 @@ interface Measured {
   faultDrops: number;
 }
 
-async function measure(server: ServerKind, n: number, urlsFor: (port: number) => Promise<Targets>): Promise<Measured> {
+/** Sessions of the cycle that sets the memory baseline (see measure). */
+const BASELINE_SESSIONS = 50;
+
+/**
+ * Runs `targets` for 2 s in a client of its own and takes the server's memory (after a full GC)
+ * with them connected, then hangs up and waits until the server has no session left.
+ */
+async function baselineCycle(srv: ChildProcess, clientEnv: Record<string, string>, targets: Targets): Promise<{ stats: ServerStats; connected: number }> {
+  const client = child('load-client.ts', clientEnv);
+  await nextMessage(client, (m) => m?.type === 'ready');
+  const done = nextMessage<{ stats: ClientStats }>(client, (m) => m?.type === 'done');
+  client.send({ cmd: 'start', urls: targets.urls, carrier: targets.carrier, warmupMs: 1000, measureMs: 1000 });
+  const { connected } = (await done).stats;
+  const loaded = await stats(srv, true);
+  const hungUp = nextMessage(client, (m) => m?.type === 'hung-up');
+  client.send({ cmd: 'hangup' });
+  await hungUp;
+  client.send({ cmd: 'exit' });
+  await new Promise((r) => client.once('exit', r));
+  for (let i = 0; i < 50 && (await stats(srv)).sessions > 0; i++) await new Promise((r) => setTimeout(r, 100));
+  return { stats: loaded, connected };
+}
+
+async function measure(server: ServerKind, n: number, urlsFor: (port: number, count: number) => Promise<Targets>): Promise<Measured> {
   const srv = child(server === 'alt' ? join(ALT_TREE, 'bench', 'media', 'server-ours.ts') : `server-${server}.ts`);
   const died = new Promise<never>((_, reject) => srv.once('exit', (code) => reject(new Error(`${server} server exited (${code})`))));
   died.catch(() => {});
   const { port } = await Promise.race([nextMessage<{ port: number }>(srv, (m) => m?.type === 'ready'), died]);
   if (PIN) execFileSync('taskset', ['-a', '-p', '-c', '0', String(srv.pid)], { stdio: 'ignore' });
-  const client = child('load-client.ts', server === 'agent' ? { BENCH_CLIENT_SPEECH: speechFile } : {});
+  const clientEnv: Record<string, string> = server === 'agent' ? { BENCH_CLIENT_SPEECH: speechFile } : {};
+  // Memory per session is the growth from BASELINE_SESSIONS connected sessions to N, over the
+  // N − BASELINE_SESSIONS more (every server the same way). Measured from the fresh idle
+  // process it counted one-off growth as per-session memory: JIT code, the first buffers of
+  // uWS, Postgres and Redis, the heap V8 keeps committed once it has served a load.
+  // Not in the self-check: its fault would pick a session of this cycle.
+  const baseline = n > BASELINE_SESSIONS && !SELF_CHECK ? await baselineCycle(srv, clientEnv, await urlsFor(port, BASELINE_SESSIONS)) : null;
+  const client = child('load-client.ts', clientEnv);
   await nextMessage(client, (m) => m?.type === 'ready');
-  const { urls, carrier } = await urlsFor(port);
-  const idle = await stats(srv, true);
+  const { urls, carrier } = await urlsFor(port, n);
+  const idle = baseline?.stats ?? (await stats(srv, true));
   const done = nextMessage<{ stats: ClientStats }>(client, (m) => m?.type === 'done');
   // Sample the server over exactly the client's measuring window.
   const started = nextMessage(client, (m) => m?.type === 'measure-start');
@@ -170,13 +207,16 @@ async function measure(server: ServerKind, n: number, urlsFor: (port: number) =>
   srv.send({ cmd: 'exit' });
   client.send({ cmd: 'exit' });
   await Promise.all([new Promise((r) => srv.once('exit', r)), new Promise((r) => client.once('exit', r))]);
+  const memSessions = c.connected - (baseline?.connected ?? 0);
   const serverCpuMs = after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;
   const row: Row = {
     server,
     sessions: n,
     connected: c.connected,
     cpu_ms_per_session_second: round(serverCpuMs / (c.connected * windowS), 4),
-    rss_kib_per_session: round((mem.rssBytes - idle.rssBytes) / 1024 / c.connected, 1),
+    rss_kib_per_session: round((mem.rssBytes - idle.rssBytes) / 1024 / memSessions, 1),
+    heap_kib_per_session: round((mem.heapUsedBytes - idle.heapUsedBytes) / 1024 / memSessions, 1),
+    array_buffer_kib_per_session: round((mem.arrayBufferBytes - idle.arrayBufferBytes) / 1024 / memSessions, 1),
     jitter_p50_ms: c.jitterP50Ms,
     jitter_p99_ms: c.jitterP99Ms,
     latency_p50_ms: c.latencyP50Ms,
@@ -278,14 +318,14 @@ try {
 
   for (const n of SIZES) {
     for (const server of Array.from({ length: REPEAT }, () => SERVERS).flat()) {
-      const measured = await measure(server, n, async (port) => {
+      const measured = await measure(server, n, async (port, count) => {
         const real = server === 'ours' || server === 'alt' || server === 'agent';
-        if (CARRIER) return carrierTargets(port, n, real);
-        if (!real) return { urls: Array.from({ length: n }, (_, i) => `ws://127.0.0.1:${port}/stream?id=${i}`) };
+        if (CARRIER) return carrierTargets(port, count, real);
+        if (!real) return { urls: Array.from({ length: count }, (_, i) => `ws://127.0.0.1:${port}/stream?id=${i}`) };
         const urls: string[] = [];
-        for (let i = 0; i < n; i += 50) {
+        for (let i = 0; i < count; i += 50) {
           const batch = await Promise.all(
-            Array.from({ length: Math.min(50, n - i) }, () =>
+            Array.from({ length: Math.min(50, count - i) }, () =>
               admitSession(ctx, project.id, { agent_id: agent.id, sample_rate_in: 16000, sample_rate_out: 24000, variables: {}, encoding: 'pcm16' }),
             ),
           );
