@@ -9,6 +9,8 @@ WORKDIR /app
 # node-gyp takes Node's headers from the image (/usr/local/include/node) instead of downloading them.
 ENV npm_config_nodedir=/usr/local
 COPY package.json package-lock.json binding.gyp tsconfig.json tsconfig.build.json ./
+# Fixes to dependencies, applied by the postinstall script (patches/README.md).
+COPY patches ./patches
 COPY native ./native
 COPY src ./src
 # npm workspaces built by the root build: the SDK, the browser call client (/call) and the console (/).
