@@ -21,9 +21,11 @@ if (fault.every > 0) {
   }
 }
 
-const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', MEDIA_PIPELINE: 'echo' });
+// BENCH_LOG_LEVEL (silent by default): e.g. `warn` to see why a session ended early.
+const logLevel = process.env.BENCH_LOG_LEVEL ?? 'silent';
+const config = loadConfig({ ...process.env, LOG_LEVEL: logLevel, MEDIA_PIPELINE: 'echo' });
 const ctx = await createContext(config, {
-  log: createLogger('silent'),
+  log: createLogger(logLevel),
   keyring: new Keyring([{ id: 'b', key: randomBytes(32) }]),
   redisPrefix: process.env.BENCH_REDIS_PREFIX!,
 });
