@@ -9,8 +9,13 @@ import postgres from 'postgres';
 
 const URL = `${process.env.TEST_DATABASE_BASE ?? 'postgres://postgres@127.0.0.1:5432'}/postgres`;
 
+/** A pool of `max` connections, each taking `maxPipeline` queries in flight (an option the driver's types leave out). */
+function pool(max: number, maxPipeline: number) {
+  return postgres(URL, { max, onnotice: () => {}, ...({ max_pipeline: maxPipeline } as object) });
+}
+
 t.test('a BEGIN that fills a busy connection pipeline reserves that connection', async (t) => {
-  const sql = postgres(URL, { max: 2, max_pipeline: 1, onnotice: () => {} });
+  const sql = pool(2, 1);
   t.teardown(() => sql.end({ timeout: 5 }));
   await Promise.all([sql`select 1`, sql`select 1`]); // both connections open
   // Both connections busy, so the BEGIN is pipelined behind one of them, filling it.
@@ -21,14 +26,14 @@ t.test('a BEGIN that fills a busy connection pipeline reserves that connection',
 });
 
 t.test('with max_pipeline 0 transactions still work', async (t) => {
-  const sql = postgres(URL, { max: 4, max_pipeline: 0, onnotice: () => {} });
+  const sql = pool(4, 0);
   t.teardown(() => sql.end({ timeout: 5 }));
   const rows = await sql.begin((tx) => tx`select 1 as one`);
   t.same([...rows], [{ one: 1 }]);
 });
 
 t.test('transactions and plain queries racing for a small pool never share a transaction', async (t) => {
-  const sql = postgres(URL, { max: 3, max_pipeline: 2, onnotice: () => {} });
+  const sql = pool(3, 2);
   t.teardown(() => sql.end({ timeout: 5 }));
   let failures = 0;
   let insideAnother = 0;
