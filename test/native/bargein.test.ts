@@ -153,3 +153,24 @@ t.test('a crowd on the line, caller silent, while the agent speaks: no interrupt
   const r = run(toInt16(mic), 100);
   t.ok(r.interruptionsMs.length <= 1, `${r.interruptionsMs.length} interruptions over ${(agent.pcm.length / RATE).toFixed(0)} s (<= 1)`);
 });
+
+t.test('quiet callers cutting in as the agent starts, no echo: their speech is not taken for the echo', async (t) => {
+  // In the first maxEchoDelayMs of an utterance most lags hold silent reference; a caller's
+  // speech matched some speech lag by shape alone and was trusted as the echo's delay, which
+  // switched the per-lag caps off for the call (round 3: x0.05 1,480 ms, x0.03 never). The delay
+  // is trusted only once the mic's level also follows the reference's at that lag.
+  const caller = speechTrack(RATE, 3, 8);
+  const onset = Math.round((caller.onsetsMs[0] * RATE) / 1000);
+  const startMs = agent.labels.indexOf(1) * FRAME_MS;
+  const shift = Math.round((startMs * RATE) / 1000) - onset;
+  for (const gain of [0.05, 0.03]) {
+    const mic = new Float32Array(agent.pcm.length);
+    for (let i = 0; i < mic.length; i++) {
+      const j = i - shift;
+      mic[i] = 10 * hiss[i] + (j >= onset && j < onset + 1.5 * RATE ? gain * caller.pcm[j] : 0);
+    }
+    const r = run(toInt16(mic), 100);
+    const latency = r.raisedAtMs.map((ms) => ms - startMs).find((d) => d >= 0);
+    t.ok(latency !== undefined && latency <= 1000, `caller x${gain}: interrupted after ${latency} ms (<= 1000)`);
+  }
+});

@@ -56,6 +56,10 @@ class BargeInDetector {
   float ring_[kMaxHist][kBands];
   float shape_[kMaxHist][kBands];  // ref log-spectrum shapes (zero mean, unit norm)
   float corr_[kMaxHist];           // smoothed mic/ref shape correlation per lag
+  bool audible_[kMaxHist];         // per ring row: that hop's reference was loud (speech, not silence)
+  float refStep_[kMaxHist];        // per ring row: sign of that hop's reference level change (0: < 1.5 dB or silence)
+  float env_[kMaxHist];            // per lag: smoothed agreement of the mic's level changes with the reference's there
+  float refLog_ = 0, micLog_ = 0;  // last hop's log2 energies (reference, mic)
   float erl_[kBands];  // learned echo power gain ref -> mic per band
   float cap_[kMaxHist][kBands];  // per lag and band: the most echo gain that lag has shown
   bool echoSeen_ = false;        // a delay was trusted once: the caps are off for the call
