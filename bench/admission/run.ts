@@ -27,15 +27,13 @@ import { loadConfig } from '../../src/config/env.js';
 import { closeContext, createContext } from '../../src/context.js';
 import { holdFor } from '../../src/contract/money.js';
 import { DEFAULT_MAX_DURATION_SECONDS } from '../../src/sessions/admission.js';
-import { createAccount } from '../../src/db/repos/accounts.js';
 import { createApiKey } from '../../src/db/repos/api-keys.js';
-import { createProject, setProjectLimits } from '../../src/db/repos/projects.js';
 import { countSlots } from '../../src/sessions/slots.js';
-import { walletCredit } from '../../src/sessions/wallet.js';
 import { dropDatabase } from '../../src/shared/sql.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { nextMessage } from '../media/ipc.js';
 import type { LoadPlan, LoadResult } from './client.js';
+import { benchProject } from '../shared/bench-project.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000);
@@ -104,23 +102,9 @@ let service: ChildProcess | null = null;
 let client: ChildProcess | null = null;
 
 async function tenant(name: string, limits: { max_concurrent_sessions: number }, funds: bigint): Promise<Tenant> {
-  const account = await createAccount(ctx, `bench-admission-${name}-${process.pid}@example.com`, 'bench password 123', true);
-  const project = await createProject(ctx, account.id, name);
-  await setProjectLimits(ctx, project.id, { api_rpm: 100_000_000, ...limits });
-  await walletCredit(ctx, project.id, funds);
-  const key = await createApiKey(ctx, project.id, 'bench', ['voice:write', 'voice:read']);
-  const ids: string[] = [];
-  for (let i = 0; i < 3; i++) {
-    const [r] = await ctx.sql`insert into provider_accounts (project_id, provider, label, status) values (${project.id}, 'local', 'local', 'verified') returning id`;
-    ids.push(r.id as string);
-  }
-  const pipeline = { stt: { account_id: ids[0], model: 'pocketsphinx-en-us' }, llm: { account_id: ids[1], model: 'echo' }, tts: { account_id: ids[2], model: 'espeak-ng', voice: 'en' } };
-  const [agent] = await ctx.sql`
-    insert into agents (project_id, name, prompt, language, pipeline_mode, pipeline_config, backchannel, can_send_dtmf,
-      record_calls, store_transcript, webhook_include_transcript, webhook_include_recording_url, webhook_secret_sealed)
-    values (${project.id}, 'bench', 'echo', 'en-US', 'cascade', ${ctx.sql.json(pipeline)}, false, false, false, false, false, false, 'x')
-    returning id`;
-  return { projectId: project.id, apiKey: key.key, agentId: agent.id as string };
+  const bench = await benchProject(ctx, `admission-${name}`, { api_rpm: 100_000_000, ...limits }, funds);
+  const key = await createApiKey(ctx, bench.projectId, 'bench', ['voice:write', 'voice:read']);
+  return { projectId: bench.projectId, apiKey: key.key, agentId: bench.agentId };
 }
 
 const serviceCpu = async () => {

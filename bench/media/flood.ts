@@ -35,13 +35,11 @@ import WebSocket from 'ws';
 import { loadConfig } from '../../src/config/env.js';
 import { closeContext, createContext } from '../../src/context.js';
 import { dropDatabase } from '../../src/shared/sql.js';
-import { createAccount } from '../../src/db/repos/accounts.js';
-import { createProject, setProjectLimits } from '../../src/db/repos/projects.js';
 import { admitSession } from '../../src/sessions/admission.js';
-import { walletCredit } from '../../src/sessions/wallet.js';
 import { Keyring } from '../../src/shared/crypto/keyring.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { startMediaNode } from '../../src/roles/media.js';
+import { benchProject } from '../shared/bench-project.js';
 
 const self = fileURLToPath(import.meta.url);
 const role = process.argv[2] ?? 'main';
@@ -364,23 +362,9 @@ async function main(): Promise<void> {
   const lastQuiet: Record<string, Gaps> = {};
   const loadAtStart = loadavg().map((v) => v.toFixed(2)).join(' ');
   try {
-    const account = await createAccount(ctx, `bench-flood-${process.pid}@example.com`, 'bench password 123', true);
-    const project = await createProject(ctx, account.id, 'bench-flood');
-    await setProjectLimits(ctx, project.id, { max_concurrent_sessions: 100_000 });
-    await walletCredit(ctx, project.id, 10n ** 15n);
-    const ids: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const [r] = await ctx.sql`insert into provider_accounts (project_id, provider, label, status) values (${project.id}, 'local', 'local', 'verified') returning id`;
-      ids.push(r.id);
-    }
-    const pipeline = { stt: { account_id: ids[0], model: 'pocketsphinx-en-us' }, llm: { account_id: ids[1], model: 'echo' }, tts: { account_id: ids[2], model: 'espeak-ng', voice: 'en' } };
-    const [agent] = await ctx.sql`
-      insert into agents (project_id, name, prompt, language, pipeline_mode, pipeline_config, backchannel, can_send_dtmf,
-        record_calls, store_transcript, webhook_include_transcript, webhook_include_recording_url, webhook_secret_sealed)
-      values (${project.id}, 'bench', 'echo', 'en-US', 'cascade', ${ctx.sql.json(pipeline)}, false, false, false, false, false, false, 'x')
-      returning id`;
+    const bench = await benchProject(ctx, 'flood');
     const admit = async (port: number) => {
-      const a = await admitSession(ctx, project.id, { agent_id: agent.id, sample_rate_in: 16000, sample_rate_out: 24000, variables: {}, encoding: 'pcm16' });
+      const a = await admitSession(ctx, bench.projectId, { agent_id: bench.agentId, sample_rate_in: 16000, sample_rate_out: 24000, variables: {}, encoding: 'pcm16' });
       return a.ws_url.replace(/:\d+\//, `:${port}/`);
     };
 

@@ -26,17 +26,15 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/env.js';
 import { closeContext, createContext } from '../../src/context.js';
 import { dropDatabase } from '../../src/shared/sql.js';
-import { createAccount } from '../../src/db/repos/accounts.js';
-import { createProject, setProjectLimits } from '../../src/db/repos/projects.js';
 import { admitCall, admitSession } from '../../src/sessions/admission.js';
 import { createCarrier } from '../../src/db/repos/carriers.js';
 import { setCallParties } from '../../src/db/repos/carrier-calls.js';
-import { walletCredit } from '../../src/sessions/wallet.js';
 import { Keyring } from '../../src/shared/crypto/keyring.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { nextMessage, type CarrierStart, type ClientStats, type ServerStats } from './ipc.js';
 import { plotSvg } from './plot.js';
 import { callerSpeechFile } from './caller-speech.js';
+import { benchProject } from '../shared/bench-project.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const CARRIER = process.argv.includes('--carrier') || process.env.BENCH_CARRIER === '1';
@@ -273,28 +271,14 @@ const machine = {
   note: process.env.BENCH_NOTE ?? '',
 };
 try {
-  const account = await createAccount(ctx, `bench-${process.pid}@example.com`, 'bench password 123', true);
-  const project = await createProject(ctx, account.id, 'bench');
-  await setProjectLimits(ctx, project.id, { max_concurrent_sessions: 100_000 });
-  await walletCredit(ctx, project.id, 10n ** 15n);
-  const accountIds: string[] = [];
-  for (let i = 0; i < 3; i++) {
-    const [r] = await ctx.sql`insert into provider_accounts (project_id, provider, label, status) values (${project.id}, 'local', 'local', 'verified') returning id`;
-    accountIds.push(r.id);
-  }
-  const pipeline = { stt: { account_id: accountIds[0], model: 'pocketsphinx-en-us' }, llm: { account_id: accountIds[1], model: 'echo' }, tts: { account_id: accountIds[2], model: 'espeak-ng', voice: 'en' } };
-  const [agent] = await ctx.sql`
-    insert into agents (project_id, name, prompt, language, pipeline_mode, pipeline_config, backchannel, can_send_dtmf,
-      record_calls, store_transcript, webhook_include_transcript, webhook_include_recording_url, webhook_secret_sealed)
-    values (${project.id}, 'bench', 'echo', 'en-US', 'cascade', ${ctx.sql.json(pipeline)}, false, false, false, false, false, false, 'x')
-    returning id`;
+  const bench = await benchProject(ctx, 'media');
 
   // Carrier sessions: a Twilio carrier of the project, and outbound phone sessions admitted as
   // admitOutbound does (8 kHz both ways, carrier and numbers set) but keeping their token, as
   // the dial job would hand it to Twilio in the TwiML's <Parameter>s.
   const accountSid = `AC${randomBytes(16).toString('hex')}`;
   const carrierRow = CARRIER
-    ? await createCarrier(ctx, project.id, { kind: 'twilio', label: 'bench', credentials: { account_sid: accountSid, auth_token: randomBytes(16).toString('hex') }, baseUrl: null })
+    ? await createCarrier(ctx, bench.projectId, { kind: 'twilio', label: 'bench', credentials: { account_sid: accountSid, auth_token: randomBytes(16).toString('hex') }, baseUrl: null })
     : null;
   const carrierTargets = async (port: number, n: number, real: boolean): Promise<Targets> => {
     const urls = Array.from({ length: n }, () => `ws://127.0.0.1:${port}/v2/carriers/twilio/stream`);
@@ -304,8 +288,8 @@ try {
         Array.from({ length: Math.min(50, n - i) }, async (): Promise<CarrierStart> => {
           const callSid = `CA${randomBytes(16).toString('hex')}`;
           if (!real) return { sessionId: '00000000-0000-0000-0000-000000000000', token: 'x', accountSid, callSid };
-          const { row, token } = await admitCall(ctx, project.id, {
-            direction: 'outbound', agent_id: agent.id, variables: {}, sample_rate_in: 8000, sample_rate_out: 8000, encoding: 'pcm16', tokenTtlSeconds: 600,
+          const { row, token } = await admitCall(ctx, bench.projectId, {
+            direction: 'outbound', agent_id: bench.agentId, variables: {}, sample_rate_in: 8000, sample_rate_out: 8000, encoding: 'pcm16', tokenTtlSeconds: 600,
             finish: (tx, inserted) => setCallParties(tx, inserted.id, { carrierId: carrierRow!.id, fromE164: '+14155550100', toE164: '+14155559999', callSid }),
           });
           return { sessionId: row.id, token, accountSid, callSid };
@@ -326,7 +310,7 @@ try {
         for (let i = 0; i < count; i += 50) {
           const batch = await Promise.all(
             Array.from({ length: Math.min(50, count - i) }, () =>
-              admitSession(ctx, project.id, { agent_id: agent.id, sample_rate_in: 16000, sample_rate_out: 24000, variables: {}, encoding: 'pcm16' }),
+              admitSession(ctx, bench.projectId, { agent_id: bench.agentId, sample_rate_in: 16000, sample_rate_out: 24000, variables: {}, encoding: 'pcm16' }),
             ),
           );
           for (const b of batch) urls.push(b.ws_url.replace(/:\d+\//, `:${port}/`));

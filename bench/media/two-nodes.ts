@@ -14,14 +14,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/env.js';
 import { closeContext, createContext } from '../../src/context.js';
-import { createAccount } from '../../src/db/repos/accounts.js';
-import { createProject, setProjectLimits } from '../../src/db/repos/projects.js';
 import { admitSession } from '../../src/sessions/admission.js';
-import { walletCredit } from '../../src/sessions/wallet.js';
 import { Keyring } from '../../src/shared/crypto/keyring.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { dropDatabase } from '../../src/shared/sql.js';
 import { nextMessage, type ClientStats, type ServerStats } from './ipc.js';
+import { benchProject } from '../shared/bench-project.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const PER_NODE = Number(process.env.BENCH_PER_NODE ?? 400);
@@ -49,21 +47,7 @@ const ctx = await createContext(config, { log: createLogger('silent'), keyring: 
 const nodes: { proc: ChildProcess; port: number }[] = [];
 let result: Record<string, unknown> = {};
 try {
-  const account = await createAccount(ctx, `bench-two-${process.pid}@example.com`, 'bench password 123', true);
-  const project = await createProject(ctx, account.id, 'bench');
-  await setProjectLimits(ctx, project.id, { max_concurrent_sessions: 100_000 });
-  await walletCredit(ctx, project.id, 10n ** 15n);
-  const ids: string[] = [];
-  for (let i = 0; i < 3; i++) {
-    const [r] = await ctx.sql`insert into provider_accounts (project_id, provider, label, status) values (${project.id}, 'local', 'local', 'verified') returning id`;
-    ids.push(r.id as string);
-  }
-  const pipeline = { stt: { account_id: ids[0], model: 'pocketsphinx-en-us' }, llm: { account_id: ids[1], model: 'echo' }, tts: { account_id: ids[2], model: 'espeak-ng', voice: 'en' } };
-  const [agent] = await ctx.sql`
-    insert into agents (project_id, name, prompt, language, pipeline_mode, pipeline_config, backchannel, can_send_dtmf,
-      record_calls, store_transcript, webhook_include_transcript, webhook_include_recording_url, webhook_secret_sealed)
-    values (${project.id}, 'bench', 'echo', 'en-US', 'cascade', ${ctx.sql.json(pipeline)}, false, false, false, false, false, false, 'x')
-    returning id`;
+  const bench = await benchProject(ctx, 'two');
 
   for (let i = 0; i < 2; i++) {
     const proc = child('server-ours.ts');
@@ -77,7 +61,7 @@ try {
   const n = 2 * PER_NODE;
   for (let i = 0; i < n; i += 50) {
     const batch = await Promise.all(
-      Array.from({ length: Math.min(50, n - i) }, () => admitSession(ctx, project.id, { agent_id: agent.id as string, sample_rate_in: 16000, sample_rate_out: 24000, variables: {}, encoding: 'pcm16' })),
+      Array.from({ length: Math.min(50, n - i) }, () => admitSession(ctx, bench.projectId, { agent_id: bench.agentId as string, sample_rate_in: 16000, sample_rate_out: 24000, variables: {}, encoding: 'pcm16' })),
     );
     urls.push(...batch.map((b) => b.ws_url));
   }
