@@ -6,6 +6,9 @@
 // 16 kHz (web) and 8 kHz (carrier: the agent's audio and the reference at 8 kHz, what the
 // loudspeaker plays and the mic μ-law coded, as in the evaluation). It also counts interruptions with the caller silent over
 // 60 s of agent answers (3–6 s, 1.2 s apart) per line. Tune on `tuning`; report `heldout`.
+// SWEEP_LATE=1: the cut-in comes later in the call instead, as in the live evaluation's later
+// answers: the agent first plays answers (5-15 s of speech, 0.8-2 s apart) on the same line, the
+// caller silent, then the caller cuts in 0-300 ms into the next one.
 import { DEFAULT_INTERRUPTION, nativeBargeIn } from '../../src/conversation/interruption.js';
 import { ChannelEvents, MediaChannel, Resampler } from '../../src/audio/native.js';
 import { EchoPath, NoiseSource, noiseLoop, rng, synth, utterance, type EchoSpec, type NoiseKind } from './eval-audio.js';
@@ -15,6 +18,7 @@ import { MULAW_DECODE, mulawEncode } from '../media/mulaw.js';
 const FRAME_MS = 20;
 /** SWEEP_ONLY: a regular expression on `<rate>/<line>/<caller index>` (skips the false-interruption part). */
 const ONLY = process.env.SWEEP_ONLY ? new RegExp(process.env.SWEEP_ONLY) : null;
+const LATE = process.env.SWEEP_LATE === '1';
 const LEAD_FRAMES = 3; // the pacer's 60 ms lead: a frame is pushed as reference 60 ms before it plays
 const AGENT_RATE = 16000;
 
@@ -31,7 +35,7 @@ function lines(seed: number): Line[] {
 }
 
 /** One simulated call: agent utterances (reference pushed LEAD_FRAMES before played) and optional caller speech. */
-function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: number, caller: { atMs: number; pcm: Int16Array } | null, seed: number, loops: Map<string, Float32Array>, half: Half, jumps = false) {
+function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: number | number[], caller: { atMs: number; pcm: Int16Array; answer?: number } | null, seed: number, loops: Map<string, Float32Array>, half: Half, jumps = false) {
   const carrier = rateHz === 8000;
   const ch = new MediaChannel({ inRateHz: rateHz, procRateHz: rateHz, refRateHz: carrier ? rateHz : AGENT_RATE, frameMs: 20, maxMessageBytes: 4096, bargeIn: nativeBargeIn(DEFAULT_INTERRUPTION) });
   const n = (rateHz * FRAME_MS) / 1000;
@@ -48,12 +52,14 @@ function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: number, cal
   // The agent's frames on a timeline: 1 s silence, then utterances with gaps.
   const frames: (Int16Array | null)[] = new Array(50).fill(null);
   const starts: number[] = [];
-  for (const u of agent) {
+  for (const [j, u] of agent.entries()) {
     starts.push(frames.length);
     for (let i = 0; i + agentN <= u.length; i += agentN) frames.push(u.subarray(i, i + agentN));
-    for (let i = 0; i < gapMs / FRAME_MS; i++) frames.push(null);
+    const gap = typeof gapMs === 'number' ? gapMs : gapMs[j];
+    for (let i = 0; i < gap / FRAME_MS; i++) frames.push(null);
   }
-  const total = caller ? Math.min(frames.length, starts[0] + (caller.atMs + 3000) / FRAME_MS) : frames.length;
+  const cutInto = starts[caller?.answer ?? 0];
+  const total = caller ? Math.min(frames.length, cutInto + (caller.atMs + 3000) / FRAME_MS) : frames.length;
   const key = `${line.noise}/${rateHz}`;
   if (line.noise && !loops.has(key)) loops.set(key, noiseLoop(line.noise, rateHz * 20, rateHz, 7, MATERIAL[half].babble));
   const noise = line.noise ? new NoiseSource(loops.get(key)!, NOISE_DBFS, seed) : null;
@@ -61,7 +67,7 @@ function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: number, cal
   const echo = line.echo ? new EchoPath(line.echo, rateHz, seed) : null;
   const silence = new Int16Array(agentN);
   const events: number[] = [];
-  const callerFrom = caller ? starts[0] + Math.round(caller.atMs / FRAME_MS) + LEAD_FRAMES : Infinity;
+  const callerFrom = caller ? cutInto + Math.round(caller.atMs / FRAME_MS) + LEAD_FRAMES : Infinity;
   let cut = Infinity;
   // Delay jumps (a stall somewhere between the reference and the loudspeaker: the far end ran
   // dry, then plays the rest later): every 10 s the echo comes 100-200 ms later, and 5 s after
@@ -99,6 +105,21 @@ function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: number, cal
   return { events, callerFrom, starts, jumped };
 }
 
+/** SWEEP_LATE: the answers played before the cut-in (5-15 s of speech) and the gaps after them; its own draws, so the trials are the fresh run's. */
+function lateCall(c: number, answers: Int16Array[]) {
+  const r = rng(0x1a7e + c);
+  const wantMs = 5000 + 10_000 * r();
+  const before: Int16Array[] = [];
+  const gaps: number[] = [];
+  for (let ms = 0, i = c; ms < wantMs; i++) {
+    const a = answers[i % answers.length];
+    before.push(a);
+    gaps.push(Math.round(800 + 1200 * r()));
+    ms += (a.length / AGENT_RATE) * 1000;
+  }
+  return { before, gaps };
+}
+
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(p * s.length))];
@@ -113,10 +134,11 @@ export function sweep(half: Half) {
   const out: string[] = [];
   for (const rateHz of [16000, 8000]) {
     const lat: number[] = [];
-    const byLine = new Map<string, number[]>();
+    const byLine = new Map<string, string[]>();
     let misses = 0;
     let pre = 0;
     const levels = [-15, -20, -25, -30, -35, -40];
+    const fmt = (v: number) => (v === Infinity ? 'miss' : String(Math.round(v)));
     for (const line of lines(half === 'tuning' ? 5 : 6)) {
       for (let c = 0; c < 8; c++) {
         const voice = `${m.languages[c % m.languages.length]}+${m.variants[(c * 5) % m.variants.length]}`;
@@ -124,21 +146,25 @@ export function sweep(half: Half) {
         const level = line.noise ? -15 - 10 * r() : levels[c % levels.length];
         const u = utterance([text], voice, rateHz, 30 + Math.round(50 * r()), 140 + Math.round(60 * r()), level);
         const atMs = Math.round(300 * r());
+        const late = lateCall(c, agentAnswers);
         if (ONLY && !ONLY.test(`${rateHz}/${line.name}/${c}`)) continue; // after the draws: the same trials as the full run
-        const res = run(rateHz, line, [c % 2 ? greeting : agentAnswers[c % agentAnswers.length]], 1000, { atMs, pcm: u.pcm }, c * 31 + 7, loops, half);
+        const cutInto = c % 2 ? greeting : agentAnswers[c % agentAnswers.length];
+        const res = LATE
+          ? run(rateHz, line, [...late.before, cutInto], [...late.gaps, 1000], { atMs, pcm: u.pcm, answer: late.before.length }, c * 31 + 7, loops, half)
+          : run(rateHz, line, [cutInto], 1000, { atMs, pcm: u.pcm }, c * 31 + 7, loops, half);
         const onset = res.callerFrom + u.onsetFrame;
         const hit = res.events.find((f) => f >= res.callerFrom);
-        if (res.events.some((f) => f < res.callerFrom)) pre++;
+        const preEmpted = res.events.some((f) => f < res.callerFrom);
+        if (preEmpted) pre++;
         const ms = hit === undefined ? Infinity : (hit - onset) * FRAME_MS + FRAME_MS;
         if (hit === undefined) misses++;
         lat.push(ms);
-        byLine.set(line.name, [...(byLine.get(line.name) ?? []), ms]);
+        byLine.set(line.name, [...(byLine.get(line.name) ?? []), fmt(ms) + (preEmpted ? '!' : '')]);
       }
     }
-    const fmt = (v: number) => (v === Infinity ? 'miss' : String(Math.round(v)));
-    out.push(`${half} ${rateHz / 1000} kHz, fresh call, cut-in 0-300 ms into the agent: ${lat.length} trials, p50 ${fmt(pct(lat, 0.5))}, p95 ${fmt(pct(lat, 0.95))}, max ${fmt(Math.max(...lat))}, ${misses} missed, ${pre} pre-empted`);
-    for (const [name, xs] of byLine) out.push(`   ${name.padEnd(40)} ${xs.map(fmt).join(' ')}`);
-    if (ONLY) continue;
+    out.push(`${half} ${rateHz / 1000} kHz, ${LATE ? 'late in the call (after 5-15 s of agent speech)' : 'fresh call'}, cut-in 0-300 ms into the agent: ${lat.length} trials, p50 ${fmt(pct(lat, 0.5))}, p95 ${fmt(pct(lat, 0.95))}, max ${fmt(Math.max(...lat))}, ${misses} missed, ${pre} pre-empted (!: a false interruption before the cut-in)`);
+    for (const [name, xs] of byLine) out.push(`   ${name.padEnd(40)} ${xs.join(' ')}`);
+    if (ONLY || LATE) continue; // the false-interruption runs do not depend on the mode
     // False interruptions with the caller silent: 60 s of answers per line.
     const fa: string[] = [];
     let speech = 0;
