@@ -174,3 +174,30 @@ t.test('quiet callers cutting in as the agent starts, no echo: their speech is n
     t.ok(latency !== undefined && latency <= 1000, `caller x${gain}: interrupted after ${latency} ms (<= 1000)`);
   }
 });
+
+t.test('a caller cutting in over a crowd after seconds of agent speech is still caught', async (t) => {
+  // On a line without echo a delay was trusted late in the call (the crowd's speech); when no lag
+  // stood out after that, the bound went back to the whole window times an erl the crowd had
+  // taught, and masked the caller for the rest of the call (round 4: 980 ms). The trusted delay
+  // now stays.
+  const crowd = noise('babble', agent.pcm.length, RATE, 7);
+  const caller = speechTrack(RATE, 3, 8);
+  const onset = Math.round((caller.onsetsMs[0] * RATE) / 1000);
+  let heard = 0;
+  let startF = -1;
+  for (let f = 1; f < agent.labels.length && startF < 0; f++) {
+    heard += agent.labels[f - 1];
+    if (agent.labels[f] && !agent.labels[f - 1] && heard * FRAME_MS >= 8000) startF = f;
+  }
+  const startMs = startF * FRAME_MS + 100;
+  const shift = Math.round((startMs * RATE) / 1000) - onset;
+  const mic = new Float32Array(agent.pcm.length);
+  for (let i = 0; i < mic.length; i++) {
+    const j = i - shift;
+    mic[i] = 600 * crowd[i] + (j >= onset && j < onset + 1.5 * RATE ? caller.pcm[j] : 0);
+  }
+  const r = run(toInt16(mic), 100);
+  const latency = r.raisedAtMs.map((ms) => ms - startMs).find((d) => d >= 0);
+  t.ok(startF > 0, `an agent utterance starts after ${(heard * FRAME_MS / 1000).toFixed(1)} s of agent speech`);
+  t.ok(latency !== undefined && latency <= 500, `interrupted ${latency} ms after the cut-in (<= 500)`);
+});

@@ -230,7 +230,11 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
     float mean = 0;
     for (int k = 0; k < hist_; ++k) { mean += corr_[k]; if (corr_[k] > corr_[best]) best = k; }
     mean /= hist_;
-    delayHops_ = corr_[best] > 0.25f && corr_[best] - mean > 0.1f ? best : -1;
+    // Once a delay was trusted (caps off), a hop where no lag stands out keeps it: with silent
+    // lags no longer pulling the mean down that is most hops, and the bound fell back to the
+    // window's loudest reference times an erl that a crowd or music had taught, masking callers
+    // for the rest of the call (sweep, late in the call, 16 kHz tuning / held-out misses 8 / 13 -> 3 / 9).
+    delayHops_ = corr_[best] > 0.25f && corr_[best] - mean > 0.1f ? best : echoSeen_ ? delayHops_ : -1;
     if (delayHops_ >= 0 && !echoSeen_) {
       // The first delay trusted turns the per-lag caps off for the call and blocks the
       // double-talk test: the mic's level must also have followed the reference's there.
