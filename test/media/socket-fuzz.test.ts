@@ -92,6 +92,9 @@ t.test('a text frame that is not UTF-8 drops the socket (uWS: no close frame), a
   const a = await admit(h, tenant.machine, { agent_id: agent.agentId });
   const c = connect(mediaUrl(a.ws_url, media.port));
   await c.opened;
+  // The call runs once its activation (a database round trip after the socket opened) is done; a
+  // socket dropped before that leaves the session unjoined with its token unused, not settled.
+  await until(async () => (await h.ctx.sql`select status from voice_sessions where id = ${a.session.id}`)[0].status === 'active', 5000);
   c.ws.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
   t.equal((await c.closed).code, 1006, 'uWebSockets.js ends the connection on invalid UTF-8 without a close frame');
   await until(async () => (await h.ctx.sql`select status from voice_sessions where id = ${a.session.id}`)[0].status === 'completed', 15_000);
