@@ -95,7 +95,8 @@ t.test('dial jobs', async (t) => {
   const p = await phoneTenant(bed);
   const res = await placeOutbound(bed, p);
   t.equal(res.statusCode, 202);
-  await until(() => bed.fake.calls.length === 1, 10_000);
+  // The carrier hears the call before the worker has read its answer and reported the outcome.
+  await until(() => bed.fake.calls.length === 1 && placed.length === 1, 10_000);
   t.same(placed, ['dialed']);
   const form = bed.fake.calls[0].form;
   t.same(form.To, ['+14155559999']);
