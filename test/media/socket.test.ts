@@ -143,6 +143,9 @@ t.test('bad audio gets error frames; over 1 MiB closes 1009; a drop is a caller 
   const d = await open();
   const c2 = connect(d.url);
   await c2.opened;
+  // A drop once the call runs (activation is a database round trip after the socket opened; a
+  // drop before it leaves the session unjoined, its token unused).
+  await until(async () => (await row(d.id)).status === 'active');
   c2.ws.terminate();
   await until(async () => (await row(d.id)).status === 'completed');
   t.equal((await row(d.id)).end_reason, 'caller_hangup');
