@@ -274,6 +274,35 @@ export function noise(kind: NoiseKind, n: number, rateHz: number, seed = 99, hal
   return out;
 }
 
+/**
+ * Music-like line noise, unit RMS: a beat at `bpm`, each beat striking a three-note chord of
+ * harmonic tones that decay (a new chord every two beats, four chords round), over a quiet bass.
+ */
+export function musicLike(n: number, rateHz: number, bpm = 120, seed = 3): Float32Array {
+  const r = rng(seed);
+  const out = new Float32Array(n);
+  const beat = Math.round((60 / bpm) * rateHz);
+  const root = 200 + 100 * r();
+  const chords = [[1, 1.25, 1.5], [1.5, 1.89, 2.25], [1.68, 2, 2.52], [1.33, 1.68, 2]];
+  for (let t0 = 0, b = 0; t0 < n; t0 += beat, b++) {
+    const chord = chords[Math.floor(b / 2) % chords.length];
+    for (let i = 0; i < beat && t0 + i < n; i++) {
+      const env = Math.min(1, i / (0.005 * rateHz)) * Math.exp(-i / (0.25 * rateHz));
+      let v = 0.3 * Math.sin((2 * Math.PI * root * 0.5 * (t0 + i)) / rateHz);
+      for (const m of chord) {
+        const ph = (2 * Math.PI * root * m * i) / rateHz;
+        v += env * (Math.sin(ph) + 0.4 * Math.sin(2 * ph) + 0.2 * Math.sin(3 * ph));
+      }
+      out[t0 + i] = v;
+    }
+  }
+  let e = 0;
+  for (const v of out) e += v * v;
+  const g = 1 / Math.sqrt(e / n);
+  for (let i = 0; i < n; i++) out[i] *= g;
+  return out;
+}
+
 /** Mean power of the speech over its labelled-active frames. */
 export function activePower(t: Track): number {
   const fs = (t.rateHz * FRAME_MS) / 1000;

@@ -74,6 +74,9 @@ class BargeInDetector {
   bool DoubleTalk(const float* mic, const float* micFloor, const float* sel, float echoCorr, bool quiet);
   float dtGain_[kBands];  // per band echo power gain at the tracked delay, learned by NLMS
   float peak_[kBands];    // per band peak level of the line beyond the echo, caller silent
+  // Per band running 90th percentile of the line beyond the echo while none is expected (see LearnHigh).
+  void LearnHigh(const float* mic, const float* sel);
+  float high_[kBands];
   float echoCorr_ = 0;    // mic/ref shape match over the lags' mean (in units of its threshold), ~50 ms
   bool overPeak_ = true;  // last hop: the mic is over the line's peaks plus the echo bound
   int dtHops_ = 0;        // consecutive hops with a residual the echo does not explain
