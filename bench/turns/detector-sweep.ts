@@ -35,7 +35,7 @@ function lines(seed: number): Line[] {
 }
 
 /** One simulated call: agent utterances (reference pushed LEAD_FRAMES before played) and optional caller speech. */
-function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: number | number[], caller: { atMs: number; pcm: Int16Array; answer?: number } | null, seed: number, loops: Map<string, Float32Array>, half: Half, jumps = false) {
+export function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: number | number[], caller: { atMs: number; pcm: Int16Array; answer?: number } | null, seed: number, loops: Map<string, Float32Array>, half: Half, jumps = false) {
   const carrier = rateHz === 8000;
   const ch = new MediaChannel({ inRateHz: rateHz, procRateHz: rateHz, refRateHz: carrier ? rateHz : AGENT_RATE, frameMs: 20, maxMessageBytes: 4096, bargeIn: nativeBargeIn(DEFAULT_INTERRUPTION) });
   const n = (rateHz * FRAME_MS) / 1000;
