@@ -175,12 +175,11 @@ t.test('quiet callers cutting in as the agent starts, no echo: their speech is n
   }
 });
 
-t.test('a caller cutting in over a crowd after seconds of agent speech is still caught', async (t) => {
-  // On a line without echo a delay was trusted late in the call (the crowd's speech); when no lag
-  // stood out after that, the bound went back to the whole window times an erl the crowd had
-  // taught, and masked the caller for the rest of the call (round 4: 980 ms). The trusted delay
-  // now stays.
-  const crowd = noise('babble', agent.pcm.length, RATE, 7);
+/**
+ * A caller cuts in 100 ms into the first agent utterance after 8 s of agent speech, over a line
+ * noise (`line` scaled by `gain`, no echo). Returns how long after the agent's start it interrupted.
+ */
+function lateCutIn(line: Float32Array, gain: number) {
   const caller = speechTrack(RATE, 3, 8);
   const onset = Math.round((caller.onsetsMs[0] * RATE) / 1000);
   let heard = 0;
@@ -194,18 +193,26 @@ t.test('a caller cutting in over a crowd after seconds of agent speech is still 
   const mic = new Float32Array(agent.pcm.length);
   for (let i = 0; i < mic.length; i++) {
     const j = i - shift;
-    mic[i] = 600 * crowd[i] + (j >= onset && j < onset + 1.5 * RATE ? caller.pcm[j] : 0);
+    mic[i] = gain * line[i] + (j >= onset && j < onset + 1.5 * RATE ? caller.pcm[j] : 0);
   }
   const r = run(toInt16(mic), 100);
-  const latency = r.raisedAtMs.map((ms) => ms - startMs).find((d) => d >= 0);
-  t.ok(startF > 0, `an agent utterance starts after ${(heard * FRAME_MS / 1000).toFixed(1)} s of agent speech`);
+  return { heardS: (heard * FRAME_MS) / 1000, started: startF > 0, latency: r.raisedAtMs.map((ms) => ms - startMs).find((d) => d >= 0) };
+}
+
+t.test('a caller cutting in over a crowd after seconds of agent speech is still caught', async (t) => {
+  // On a line without echo a delay was trusted late in the call (the crowd's speech); when no lag
+  // stood out after that, the bound went back to the whole window times an erl the crowd had
+  // taught, and masked the caller for the rest of the call (round 4: 980 ms). The trusted delay
+  // now stays.
+  const { heardS, started, latency } = lateCutIn(noise('babble', agent.pcm.length, RATE, 7), 600);
+  t.ok(started, `an agent utterance starts after ${heardS.toFixed(1)} s of agent speech`);
   t.ok(latency !== undefined && latency <= 500, `interrupted ${latency} ms after the cut-in (<= 500)`);
 });
 
 t.test('music on the line, caller silent, while the agent speaks: no interruptions', async (t) => {
   // Each beat's onset trips bands, so the line's peaks never learned the beats and every few
-  // beats passed for a caller (round 5: 60 interruptions in these 51 s). The line's 90th percentile, learned
-  // while no echo is expected, bounds the evidence.
+  // beats passed for a caller (round 5: 60 interruptions in these 51 s). The line's 90th
+  // percentile, learned while no echo is expected, bounds the evidence.
   const music = musicLike(agent.pcm.length, RATE);
   const r = run(toInt16(music.map((v) => 1000 * v)), 100);
   t.ok(r.interruptionsMs.length <= 1, `${r.interruptionsMs.length} interruptions over ${(agent.pcm.length / RATE).toFixed(0)} s (<= 1)`);
@@ -213,24 +220,7 @@ t.test('music on the line, caller silent, while the agent speaks: no interruptio
 
 t.test('a caller cutting in over music after seconds of agent speech is still caught', async (t) => {
   // A caller at -23 dBFS over the music at -30: the line's upper percentile must not hide them.
-  const music = musicLike(agent.pcm.length, RATE);
-  const caller = speechTrack(RATE, 3, 8);
-  const onset = Math.round((caller.onsetsMs[0] * RATE) / 1000);
-  let heard = 0;
-  let startF = -1;
-  for (let f = 1; f < agent.labels.length && startF < 0; f++) {
-    heard += agent.labels[f - 1];
-    if (agent.labels[f] && !agent.labels[f - 1] && heard * FRAME_MS >= 8000) startF = f;
-  }
-  const startMs = startF * FRAME_MS + 100;
-  const shift = Math.round((startMs * RATE) / 1000) - onset;
-  const mic = new Float32Array(agent.pcm.length);
-  for (let i = 0; i < mic.length; i++) {
-    const j = i - shift;
-    mic[i] = 1000 * music[i] + (j >= onset && j < onset + 1.5 * RATE ? caller.pcm[j] : 0);
-  }
-  const r = run(toInt16(mic), 100);
-  const latency = r.raisedAtMs.map((ms) => ms - startMs).find((d) => d >= 0);
-  t.ok(startF > 0, `an agent utterance starts after ${(heard * FRAME_MS / 1000).toFixed(1)} s of agent speech`);
+  const { heardS, started, latency } = lateCutIn(musicLike(agent.pcm.length, RATE), 1000);
+  t.ok(started, `an agent utterance starts after ${heardS.toFixed(1)} s of agent speech`);
   t.ok(latency !== undefined && latency <= 300, `interrupted ${latency} ms after the cut-in (<= 300)`);
 });
