@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, projectPath } from '../api';
 import type { Agent, CarrierInfo, CarrierNumber } from '../types';
 import { Badge, ConfirmButton, Empty, ErrorNote, Field, TextField, useLoad, useSubmit } from '../ui';
@@ -47,6 +47,14 @@ export function CarrierNumbers({ projectId, carrier, agents, onChange }: { proje
     onChange();
   };
   const patch = (n: CarrierNumber, body: Record<string, unknown>) => row(() => api('PATCH', projectPath(projectId, `${base}/${n.id}`), body));
+  // The outbound switch shows a click at once (a controlled checkbox snapped back until the list
+  // reloaded); the list's next load, the server's word, replaces it, so a refused change reverts.
+  const [outboundShown, setOutboundShown] = useState<Record<string, boolean>>({});
+  useEffect(() => setOutboundShown({}), [list.data]);
+  const setOutboundOf = (n: CarrierNumber, on: boolean) => {
+    setOutboundShown((o) => ({ ...o, [n.id]: on }));
+    void patch(n, { outbound_enabled: on });
+  };
   const headingId = `numbers-${carrier.id}`;
   return (
     <section aria-labelledby={headingId}>
@@ -82,8 +90,8 @@ export function CarrierNumbers({ projectId, carrier, agents, onChange }: { proje
                   </td>
                   <td>
                     <label class="check">
-                      <input type="checkbox" checked={n.outbound_enabled} onChange={(e) => void patch(n, { outbound_enabled: (e.target as HTMLInputElement).checked })} />
-                      <span class="sr-only">Outbound calls from {n.e164}</span> {n.outbound_enabled ? 'on' : 'off'}
+                      <input type="checkbox" checked={outboundShown[n.id] ?? n.outbound_enabled} onChange={(e) => setOutboundOf(n, (e.target as HTMLInputElement).checked)} />
+                      <span class="sr-only">Outbound calls from {n.e164}</span> {(outboundShown[n.id] ?? n.outbound_enabled) ? 'on' : 'off'}
                     </label>
                   </td>
                   <td class="wrap">
