@@ -60,6 +60,12 @@ class BargeInDetector {
   float refStep_[kMaxHist];        // per ring row: sign of that hop's reference level change (0: < 1.5 dB or silence)
   float env_[kMaxHist];            // per lag: smoothed agreement of the mic's level changes with the reference's there
   float refLog_ = 0, micLog_ = 0;  // last hop's log2 energies (reference, mic)
+  // Per hop of the last 100 ms: the mic's log2 energy where it was far over the bound (see BurstTail).
+  static constexpr int kBurstHops = 10;
+  static constexpr float kNoBurst = -100.f;
+  bool BurstTail();
+  float burstLog_[kBurstHops];
+  int burstHead_ = 0;
   float erl_[kBands];  // learned echo power gain ref -> mic per band
   float cap_[kMaxHist][kBands];  // per lag and band: the most echo gain that lag has shown
   bool echoSeen_ = false;        // a delay was trusted once: the caps are off for the call
