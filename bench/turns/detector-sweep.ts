@@ -9,18 +9,14 @@
 // SWEEP_LATE=1: the cut-in comes later in the call instead, as in the live evaluation's later
 // answers: the agent first plays answers (5-15 s of speech, 0.8-2 s apart) on the same line, the
 // caller silent, then the caller cuts in 0-300 ms into the next one.
-import { DEFAULT_INTERRUPTION, nativeBargeIn } from '../../src/conversation/interruption.js';
-import { ChannelEvents, MediaChannel, Resampler } from '../../src/audio/native.js';
-import { EchoPath, NoiseSource, noiseLoop, rng, synth, utterance, type EchoSpec, type NoiseKind } from './eval-audio.js';
-import { FLOOR_DBFS, MATERIAL, NOISE_DBFS, type Half } from './eval-set.js';
-import { MULAW_DECODE, mulawEncode } from '../media/mulaw.js';
+import { rng, synth, utterance, type EchoSpec, type NoiseKind } from './eval-audio.js';
+import { MATERIAL, type Half } from './eval-set.js';
+import { AGENT_RATE, FRAME_MS, SimLine } from './sim-line.js';
 
-const FRAME_MS = 20;
 /** SWEEP_ONLY: a regular expression on `<rate>/<line>/<caller index>` (skips the false-interruption part). */
 const ONLY = process.env.SWEEP_ONLY ? new RegExp(process.env.SWEEP_ONLY) : null;
 const LATE = process.env.SWEEP_LATE === '1';
 const LEAD_FRAMES = 3; // the pacer's 60 ms lead: a frame is pushed as reference 60 ms before it plays
-const AGENT_RATE = 16000;
 
 interface Line { name: string; noise?: NoiseKind; echo?: EchoSpec }
 
@@ -36,19 +32,8 @@ function lines(seed: number): Line[] {
 
 /** One simulated call: agent utterances (reference pushed LEAD_FRAMES before played) and optional caller speech. */
 export function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: number | number[], caller: { atMs: number; pcm: Int16Array; answer?: number } | null, seed: number, loops: Map<string, Float32Array>, half: Half, jumps = false) {
-  const carrier = rateHz === 8000;
-  const ch = new MediaChannel({ inRateHz: rateHz, procRateHz: rateHz, refRateHz: carrier ? rateHz : AGENT_RATE, frameMs: 20, maxMessageBytes: 4096, bargeIn: nativeBargeIn(DEFAULT_INTERRUPTION) });
-  const n = (rateHz * FRAME_MS) / 1000;
+  const sim = new SimLine(rateHz, line, seed, loops, half, `white/${rateHz}`);
   const agentN = (AGENT_RATE * FRAME_MS) / 1000;
-  const down = new Resampler({ inRateHz: AGENT_RATE, outRateHz: rateHz, maxInputSamples: agentN });
-  const refDown = new Resampler({ inRateHz: AGENT_RATE, outRateHz: rateHz, maxInputSamples: agentN });
-  const law = new Uint8Array(n);
-  /** The carrier's μ-law round trip, in place. */
-  const mulaw = (pcm: Int16Array) => {
-    mulawEncode(pcm, law);
-    for (let i = 0; i < n; i++) pcm[i] = MULAW_DECODE[law[i]];
-    return pcm;
-  };
   // The agent's frames on a timeline: 1 s silence, then utterances with gaps.
   const frames: (Int16Array | null)[] = new Array(50).fill(null);
   const starts: number[] = [];
@@ -60,12 +45,6 @@ export function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: numb
   }
   const cutInto = starts[caller?.answer ?? 0];
   const total = caller ? Math.min(frames.length, cutInto + (caller.atMs + 3000) / FRAME_MS) : frames.length;
-  const key = `${line.noise}/${rateHz}`;
-  if (line.noise && !loops.has(key)) loops.set(key, noiseLoop(line.noise, rateHz * 20, rateHz, 7, MATERIAL[half].babble));
-  const noise = line.noise ? new NoiseSource(loops.get(key)!, NOISE_DBFS, seed) : null;
-  const floor = new NoiseSource(loops.get(`white/${rateHz}`) ?? (loops.set(`white/${rateHz}`, noiseLoop('white', rateHz * 20, rateHz, 3)), loops.get(`white/${rateHz}`)!), FLOOR_DBFS, seed + 1);
-  const echo = line.echo ? new EchoPath(line.echo, rateHz, seed) : null;
-  const silence = new Int16Array(agentN);
   const events: number[] = [];
   const callerFrom = caller ? cutInto + Math.round(caller.atMs / FRAME_MS) + LEAD_FRAMES : Infinity;
   let cut = Infinity;
@@ -76,28 +55,21 @@ export function run(rateHz: number, line: Line, agent: Int16Array[], gapMs: numb
   let shift = 0;
   let jumpAt = -1;
   const jumped: number[] = [];
+  const n = sim.n;
   for (let f = 0; f < total; f++) {
     if (jumps && f % 500 === 250) { jumpAt = f; shift = 5 + Math.round(5 * jr()); jumped.push(f); }
     if (jumps && f === jumpAt + 250) shift = 0;
     const ref = f < cut ? frames[f] : null;
-    if (ref) ch.pushReference(carrier ? (refDown.process(ref), Int16Array.from(refDown.output.subarray(0, n), (v) => Math.round(v))) : ref);
+    if (ref) sim.pushReference(ref);
     const p = f - LEAD_FRAMES - shift;
     const dry = shift > 0 && f < jumpAt + shift; // the far end plays silence, then resumes where it was
     const playedAgent = !dry && p >= 0 && p < cut ? frames[p] : null;
-    let played = down.process(playedAgent ?? silence) ? down.output.slice(0, n) : new Float32Array(n);
-    if (carrier) played = Float32Array.from(mulaw(Int16Array.from(played, (v) => Math.round(v))));
-    const mic = new Float32Array(n);
-    floor.addTo(mic);
-    noise?.addTo(mic);
-    echo?.process(played, mic);
-    if (caller && f >= callerFrom) {
+    const speaking = caller && f >= callerFrom ? caller : null;
+    const raised = sim.frame(playedAgent, speaking ? (mic) => {
       const k = (f - callerFrom) * n;
-      for (let i = 0; i < n && k + i < caller.pcm.length; i++) mic[i] += caller.pcm[k + i];
-    }
-    const pcm = Int16Array.from(mic, (v) => Math.max(-32768, Math.min(32767, Math.round(v))));
-    if (carrier) mulaw(pcm);
-    ch.process(new Uint8Array(pcm.buffer));
-    if (ch.events & ChannelEvents.interruption) {
+      for (let i = 0; i < n && k + i < speaking.pcm.length; i++) mic[i] += speaking.pcm[k + i];
+    } : undefined);
+    if (raised) {
       events.push(f);
       if (caller && f >= callerFrom) cut = f; // the agent stops
     }
