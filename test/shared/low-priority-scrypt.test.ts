@@ -28,3 +28,13 @@ t.test('a bad request fails without ending the thread', async (t) => {
   await t.rejects(lowPriorityScrypt('x', salt, 32, { ...options, N: 3 }), 'N must be a power of two');
   t.equal((await lowPriorityScrypt('y', salt, 32, options)).length, 32);
 });
+
+t.test('a hashing asked for as the idle thread retires runs on the next thread and succeeds', async (t) => {
+  await lowPriorityScrypt('x', salt, 32, options);
+  // Same delay as the idle timer set when that answer arrived, so this fires just after it: the
+  // old thread has been told to end but has not exited yet when the next hashing is asked for.
+  const key = await new Promise<Buffer>((resolve, reject) =>
+    setTimeout(() => lowPriorityScrypt('z', salt, 32, options).then(resolve, reject), 1000),
+  );
+  t.same(key, scryptSync('z', salt, 32, options));
+});

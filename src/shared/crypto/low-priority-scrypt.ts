@@ -29,46 +29,52 @@ interface Pending {
   reject(err: Error): void;
 }
 
-let worker: Worker | null = null;
-const pending = new Map<number, Pending>();
+/** One thread and the hashings sent to it: a thread that ends fails only its own, never its successor's. */
+interface Thread {
+  worker: Worker;
+  pending: Map<number, Pending>;
+  idleTimer?: NodeJS.Timeout;
+}
+
+let current: Thread | null = null;
 let nextId = 0;
-let idleTimer: NodeJS.Timeout | undefined;
 const IDLE_MS = 1000;
 
-function start(): Worker {
-  const w = new Worker(SOURCE, { eval: true, execArgv: [] }); // plain JS: no loaders (tsx, test hooks) in it
-  w.unref(); // never keeps a process alive on its own
-  w.on('message', (m: { id: number; key?: Uint8Array; error?: string }) => {
-    const p = pending.get(m.id);
-    pending.delete(m.id);
+function start(): Thread {
+  const worker = new Worker(SOURCE, { eval: true, execArgv: [] }); // plain JS: no loaders (tsx, test hooks) in it
+  worker.unref(); // never keeps a process alive on its own
+  const thread: Thread = { worker, pending: new Map() };
+  worker.on('message', (m: { id: number; key?: Uint8Array; error?: string }) => {
+    const p = thread.pending.get(m.id);
+    thread.pending.delete(m.id);
     if (m.key) p?.resolve(Buffer.from(m.key));
     else p?.reject(new Error(m.error ?? 'scrypt failed'));
-    if (pending.size === 0) {
-      idleTimer = setTimeout(() => {
-        if (worker === w && pending.size === 0) {
-          worker = null;
-          void w.terminate();
+    if (thread.pending.size === 0) {
+      thread.idleTimer = setTimeout(() => {
+        if (current === thread && thread.pending.size === 0) {
+          current = null; // retired: the next hashing starts a new thread while this one exits
+          void worker.terminate();
         }
       }, IDLE_MS);
-      idleTimer.unref();
+      thread.idleTimer.unref();
     }
   });
   const fail = (err: Error) => {
-    if (worker === w) worker = null; // the next call starts a new thread
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
+    if (current === thread) current = null; // the next call starts a new thread
+    for (const p of thread.pending.values()) p.reject(err);
+    thread.pending.clear();
   };
-  w.on('error', fail);
-  w.on('exit', (code) => fail(new Error(`low-priority scrypt thread exited with ${code}`))); // after terminate() nothing is pending
-  return w;
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`low-priority scrypt thread exited with ${code}`)));
+  return thread;
 }
 
 export function lowPriorityScrypt(password: string, salt: Buffer, keylen: number, options: object): Promise<Buffer> {
-  clearTimeout(idleTimer);
-  worker ??= start();
+  const thread = (current ??= start());
+  clearTimeout(thread.idleTimer);
   const id = nextId++;
   return new Promise<Buffer>((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    worker!.postMessage({ id, password, salt, keylen, options });
+    thread.pending.set(id, { resolve, reject });
+    thread.worker.postMessage({ id, password, salt, keylen, options });
   });
 }
