@@ -107,3 +107,42 @@ t.test('door slams and clatter on the line while the agent speaks: no interrupti
   }
   t.ok(total <= 1, `${total} in all (<= 1)`);
 });
+
+t.test('a caller who speaks from the first frame of the stream is still heard over the agent later', async (t) => {
+  // The line's levels (its 90th percentile, its peaks) learned a callee's "hello" in the first
+  // frames as "the line" while the floor still sat on it, fell under 1 dB/s, and the caller was
+  // masked for the whole call (a live outbound call raised no interruption at all). The line
+  // 15 dB under a level for 200 ms now restarts it from there.
+  const caller = speechTrack(RATE, 3, 8);
+  const g = gainFor(-20, activePower(caller));
+  const onset = Math.round((caller.onsetsMs[0] * RATE) / 1000);
+  const cases = ['digital silence', 'quiet white noise'].flatMap((line) =>
+    [0, 2000].flatMap((leadMs) => [0, 100, 200, 300].map((midMs) => ({ line, leadMs, midMs }))),
+  );
+  for (const { line, leadMs, midMs } of cases) {
+    const mid = (midMs * RATE) / 1000; // how far into the word the stream begins
+    const lead = (leadMs * RATE) / 1000; // when the agent starts: at once (a greeting) or 2 s later
+    const delayedRef = new Int16Array(ref.length);
+    delayedRef.set(ref.subarray(0, ref.length - lead), lead);
+    const cutInMs = leadMs + utteranceStarts(1000)[0] * FRAME_MS + 100;
+    const mic = new Float32Array(ref.length);
+    const quiet = line === 'digital silence' ? 0 : gainFor(-60);
+    const floor = noise('white', mic.length, RATE, 5);
+    const cut = Math.round((cutInMs * RATE) / 1000);
+    for (let i = 0; i < mic.length; i++) {
+      const hello = i < 1.2 * RATE ? g * caller.pcm[onset + mid + i] : 0; // mid-word at the first sample
+      const j = i - cut + onset;
+      const cutIn = j >= onset && j < onset + 1.5 * RATE ? g * caller.pcm[j] : 0;
+      mic[i] = quiet * floor[i] + hello + cutIn;
+    }
+    const d = new BargeInDetector({ micRateHz: RATE, refRateHz: RATE, frameMs: FRAME_MS, bargeIn: { minDurationMs: 100 } });
+    const raisedAtMs: number[] = [];
+    const pcm = toInt16(mic);
+    for (let f = 0; f < Math.floor(pcm.length / FS); f++) {
+      d.process(pcm.subarray(f * FS, (f + 1) * FS), delayedRef.subarray(f * FS, (f + 1) * FS));
+      if (d.events & BargeInEvents.interruption) raisedAtMs.push((f + 1) * FRAME_MS);
+    }
+    const latency = raisedAtMs.map((ms) => ms - cutInMs).find((d) => d >= 0);
+    t.ok(latency !== undefined && latency <= 600, `${line}, stream begun ${midMs} ms into a word, agent from ${leadMs} ms: the cut-in over the agent interrupted after ${latency} ms (<= 600)`);
+  }
+});

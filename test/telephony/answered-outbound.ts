@@ -9,9 +9,14 @@ import { openStream, type TelephonyBed } from './helpers.js';
 
 /**
  * An outbound call of `agent` to Ann at +14155557777 on the fake Twilio line, answered, its media
- * stream open and the line's noise running: the callee has picked up.
+ * stream open and the line's noise running: the callee has picked up. `firstWords` (8 kHz PCM)
+ * fill the stream's first frames, as when the callee talks as they pick up.
  */
-export async function answeredOutbound(bed: TelephonyBed, agent: { projectId: string; agentId: string }): Promise<{ phone: FakeMediaStream; sessionId: string; call: PlacedCall }> {
+export async function answeredOutbound(
+  bed: TelephonyBed,
+  agent: { projectId: string; agentId: string },
+  firstWords?: Int16Array,
+): Promise<{ phone: FakeMediaStream; sessionId: string; call: PlacedCall }> {
   const { h, fake } = bed;
   const account = fake.addAccount();
   const carrier = await createCarrierConnection(h.ctx, agent.projectId, { kind: 'twilio', label: 'line', credentials: { account_sid: account.sid, auth_token: account.token }, base_url: fake.baseUrl });
@@ -23,6 +28,7 @@ export async function answeredOutbound(bed: TelephonyBed, agent: { projectId: st
   const call = fake.calls.find((c) => c.sid === (outcome as { callSid: string }).callSid)!;
   await sendStatusCallback(fake, call.sid, 'in-progress');
   const phone = await openStream(call, account);
+  if (firstWords) phone.say(firstWords, 'first words');
   phone.startLine();
   return { phone, sessionId, call };
 }

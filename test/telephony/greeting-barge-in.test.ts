@@ -23,9 +23,9 @@ t.teardown(async () => {
 });
 
 /** An outbound call to a callee on the fake phone line, the agent greeting with GREETING. */
-async function outboundCall(fields: Record<string, unknown> = {}): Promise<{ phone: FakeMediaStream; sessionId: string }> {
+async function outboundCall(fields: Record<string, unknown> = {}, firstWords?: Int16Array): Promise<{ phone: FakeMediaStream; sessionId: string }> {
   const setup = await setupAgent(h, (pid) => openAiPipeline(h, pid, providers.baseUrl), { greeting: GREETING.replace('Ann', '{{name}}'), store_transcript: true, ...fields });
-  const { phone, sessionId } = await answeredOutbound(bed, setup);
+  const { phone, sessionId } = await answeredOutbound(bed, setup, firstWords);
   return { phone, sessionId };
 }
 
@@ -140,4 +140,23 @@ t.test('outbound with interruptible_greeting false: the greeting plays to the en
   t.equal(phone.clears(), 0, 'never cleared');
   const entries = await hangUpAndTranscript(phone, sessionId);
   t.equal(entries[0].text, GREETING, 'the whole greeting');
+});
+
+t.test('outbound: the stream opens in the middle of the callee\'s "hello", and talking over the greeting later still cuts it', async (t) => {
+  // The callee began "hello" as they picked up, so the stream's first frame is mid-word. The
+  // barge-in detector took that first frame as the line's level and the callee was masked for the
+  // whole call: no clear, ever (native/src/core/bargein.cc, kLevelFar).
+  providers.script.transcripts = ['hello', 'sorry who is calling'];
+  providers.script.replies = ['Hello!', 'This is the city clinic.'];
+  const hello = speech('Hello there?', 8000);
+  const { phone } = await outboundCall({}, hello.subarray(1600)); // from 200 ms into the word
+  const startedAt = await greetingStarts(phone);
+  await until(() => Date.now() >= startedAt + 2000, 5000, 'two seconds of greeting');
+  const clearsBefore = phone.clears();
+  phone.say(speech('Sorry, who is calling?', 8000), 'barge');
+  await phone.waitFor((s) => s.clears() > clearsBefore, 5000, 'clear');
+  const waited = phone.messages('clear')[clearsBefore].atMs - phone.saidAt.get('barge')!;
+  t.ok(waited < 800, `clear ${waited} ms after the callee started talking over the greeting`);
+  await phone.hangUp();
+  await bed.media!.idle();
 });

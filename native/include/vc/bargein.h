@@ -83,6 +83,17 @@ class BargeInDetector {
   // Per band running 90th percentile of the line beyond the echo while none is expected (see LearnHigh).
   void LearnHigh(const float* mic, const float* sel);
   float high_[kBands];
+  // The line far under one of its levels (peak_, high_) for a while restarts it from there (see
+  // RestartLevels).
+  struct FarRun {
+    int hops = 0;          // consecutive hops the line has sat far under the level
+    float max[kBands];     // per band, its loudest hop meanwhile
+  };
+  void RestartLevels(const float* mic, const float* sel);
+  static void RestartLevel(const float* x, float* level, FarRun& run);
+  float FloorSum() const;
+  FarRun highFar_, peakFar_;
+  float peakFloor_ = 0;  // the scorer's floor (sum over bands) when peak_ last rose
   float echoCorr_ = 0;    // mic/ref shape match over the lags' mean (in units of its threshold), ~50 ms
   bool overPeak_ = true;  // last hop: the mic is over the line's peaks plus the echo bound
   int dtHops_ = 0;        // consecutive hops with a residual the echo does not explain

@@ -78,6 +78,17 @@ constexpr float kHighOver = 3.f;
 // sweep's music false interruptions came back (0 -> 16-20 per 11.7 min). Replayed calls
 // (bench/turns/replay-set.ts), tuning half, misses web / carrier 3 / 1 -> 0 / 0.
 constexpr int kHighRunMs = 40;
+// The line's levels (peak_ above, high_) restart when the line sits far under them. When the
+// stream begins mid-word the floor sits on the speech, those hops look quiet, and a callee's
+// "hello" became "the line" (high_ takes its first hop as it is; both fall under 1 dB/s, high_
+// only while the agent is silent) and masked them for the whole call (a live outbound call raised
+// no interruption at all). The floors recover from such a start on their own; a level restarts,
+// from the loudest hop of the stretch, once the line (summed over bands) has sat 15 dB under it
+// for 200 ms, whoever is speaking: a restart only ever lowers the bar. Per band, music's rests
+// restarted it (false interruptions over music 0 -> 23 per 12.2 min, held-out, 16 kHz). Sweeps
+// and replayed calls: as round 7 but for one trial each way (bench/turns, docs/benchmarks-turns.md).
+constexpr float kLevelFar = 30.f;
+constexpr int kLevelFarHops = 20;
 // A burst far over the bound (door slam, clatter: 6-24 dB over the line, decaying within
 // 20-150 ms) made 70 ms of evidence, and the double-talk test counted its tail as more. Hops
 // 12 dB under the loudest hop of the last 100 ms that was 30x (15 dB) over the bound do not count
@@ -127,6 +138,8 @@ void BargeInDetector::Reset() {
   for (float& g : dtGain_) g = kErlInit;
   for (float& g : peak_) g = 0;
   for (float& g : high_) g = 0;
+  highFar_.hops = peakFar_.hops = 0;
+  peakFloor_ = 0;
   echoCorr_ = 0;
   dtHops_ = 0;
   dtHop_ = false;
@@ -332,6 +345,7 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
   echoCorr_ += 0.4f * (corrNow - echoCorr_);
   dtHop_ = DoubleTalk(mic, micFloor, sel, echoCorr_, p < 0.3f);
   if (!fired_ && refActiveHops_ == 0 && runMs_ < kHighRunMs) LearnHigh(mic, sel);
+  RestartLevels(mic, sel);
   // Once per 20 ms is plenty for the caps, and halves their cost. They may fall while the
   // caller speaks too (mic/ref bounds a lag's gain whoever else is in the mic), not rise.
   if (!echoSeen_ && (capTurn_ = !capTurn_)) LearnCaps(mic, micFloor, maxRef, extra, newest, p < 0.3f);
@@ -406,6 +420,38 @@ void BargeInDetector::LearnHigh(const float* mic, const float* sel) {
   }
 }
 
+void BargeInDetector::RestartLevel(const float* x, float* level, FarRun& run) {
+  float line = 0, bar = 0;
+  for (int b = 0; b < kBands; ++b) { line += x[b]; bar += level[b]; }
+  if (kLevelFar * line >= bar) {
+    run.hops = 0;
+    return;
+  }
+  for (int b = 0; b < kBands; ++b) run.max[b] = run.hops == 0 ? x[b] : std::max(run.max[b], x[b]);
+  if (++run.hops >= kLevelFarHops) {
+    std::memcpy(level, run.max, sizeof run.max);
+    run.hops = 0;
+  }
+}
+
+void BargeInDetector::RestartLevels(const float* mic, const float* sel) {
+  float x[kBands];
+  for (int b = 0; b < kBands; ++b) x[b] = std::max(0.f, mic[b] - dtGain_[b] * sel[b]);  // the line beyond the echo
+  RestartLevel(x, high_, highFar_);
+  // The peaks also carry the echo's residual across the agent's pauses (restarting them in every
+  // pause doubled the false interruptions over echo paths that jump): only peaks learned over a
+  // floor that has since fallen 15 dB restart.
+  if (kLevelFar * FloorSum() < peakFloor_) RestartLevel(x, peak_, peakFar_);
+  else peakFar_.hops = 0;
+}
+
+float BargeInDetector::FloorSum() const {
+  const float* fl = caller_.floor();
+  float sum = 0;
+  for (int b = 0; b < kBands; ++b) sum += fl[b];
+  return sum;
+}
+
 // Whether this hop is the tail of a burst (see kBurstExcess): 12 dB under the loudest hop of the
 // last 100 ms that was far over the bound.
 bool BargeInDetector::BurstTail() {
@@ -436,10 +482,13 @@ bool BargeInDetector::DoubleTalk(const float* mic, const float* micFloor, const 
     // Only hops with no band over teach the peaks and the gains: a masked caller's onset trips
     // bands first. The peaks: what the line carries beyond the echo (music notes, a crowd's loud
     // moments), rising 0.3 of the way per hop, falling 0.9 dB per second.
+    bool rose = false;
     for (int b = 0; b < kBands; ++b) {
       const float x = std::max(0.f, mic[b] - dtGain_[b] * sel[b]);
+      rose = rose || x > peak_[b];
       peak_[b] = x > peak_[b] ? peak_[b] + kPeakRise * (x - peak_[b]) : peak_[b] * kPeakDecay;
     }
+    if (rose) peakFloor_ = FloorSum();
     const float mu = echoCorr >= 1.f ? kDtMu : kDtMuSlow;
     for (int b = 0; b < kBands; ++b) {
       if (sel[b] < 30.f * micFloor[b]) continue;
