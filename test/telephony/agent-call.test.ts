@@ -23,9 +23,9 @@ t.teardown(async () => {
 
 t.test('outbound call through the conversation engine: answer, barge-in → clear, next turn → mark', async (t) => {
   // Synthesized before the call: espeak-ng runs synchronously in this process, which also runs the
-  // server and the phone line, and with a cold cache its two ~90 ms stalls mid-call (at the ask and
-  // just before the barge-in) left the engine without any barge-in from the channel for 10 s.
-  // That is a stall fault of its own (docs/benchmarks-turns.md, round 7), not what this test is about.
+  // server and the phone line, and a cold cache's ~90 ms stalls mid-call moved the ask into the
+  // stream's first frames. (That masked the callee for the whole call until the barge-in detector's
+  // line levels learned to restart: docs/benchmarks-turns.md, round 8; greeting-barge-in tests it.)
   const ask = speech('Tell me your hours.', 8000);
   const barge = speech('Stop please, I have a question.', 8000);
   const setup = await setupAgent(h, (pid) => openAiPipeline(h, pid, providers.baseUrl));
