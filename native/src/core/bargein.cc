@@ -438,10 +438,12 @@ void BargeInDetector::RestartLevels(const float* mic, const float* sel) {
   float x[kBands];
   for (int b = 0; b < kBands; ++b) x[b] = std::max(0.f, mic[b] - dtGain_[b] * sel[b]);  // the line beyond the echo
   RestartLevel(x, high_, highFar_);
-  // The peaks also carry the echo's residual across the agent's pauses (restarting them in every
-  // pause doubled the false interruptions over echo paths that jump): only peaks learned over a
-  // floor that has since fallen 15 dB restart.
-  if (kLevelFar * FloorSum() < peakFloor_) RestartLevel(x, peak_, peakFar_);
+  // The peaks also learn the echo's residual while the agent speaks, and carried it on, masking
+  // callers late in the call; they restart in the agent's pauses (replayed calls, held-out, misses
+  // web 11 -> 5, carrier 13 -> 9; sweeps, over echo paths that jump: false interruptions 9 -> 13 /
+  // 10 -> 15), and while the agent speaks only if learned over a floor that has since fallen 15 dB
+  // (always: over echo, caller silent, 8 -> 19).
+  if (refActiveHops_ == 0 || kLevelFar * FloorSum() < peakFloor_) RestartLevel(x, peak_, peakFar_);
   else peakFar_.hops = 0;
 }
 
