@@ -85,8 +85,8 @@ constexpr int kHighRunMs = 40;
 // no interruption at all). The floors recover from such a start on their own; a level restarts,
 // from the loudest hop of the stretch, once the line (summed over bands) has sat 15 dB under it
 // for 200 ms, whoever is speaking: a restart only ever lowers the bar. Per band, music's rests
-// restarted it (false interruptions over music 0 -> 23 per 12.2 min, held-out, 16 kHz). Sweeps
-// and replayed calls: as round 7 but for one trial each way (bench/turns, docs/benchmarks-turns.md).
+// restarted it (false interruptions over music 0 -> 23 per 12.2 min, held-out, 16 kHz). When the
+// peaks restart: RestartLevels; figures in docs/benchmarks-turns.md, round 8.
 constexpr float kLevelFar = 30.f;
 constexpr int kLevelFarHops = 20;
 // A burst far over the bound (door slam, clatter: 6-24 dB over the line, decaying within
@@ -441,8 +441,8 @@ void BargeInDetector::RestartLevels(const float* mic, const float* sel) {
   // The peaks also learn the echo's residual while the agent speaks, and carried it on, masking
   // callers late in the call; they restart in the agent's pauses (replayed calls, held-out, misses
   // web 11 -> 5, carrier 13 -> 9; sweeps, over echo paths that jump: false interruptions 9 -> 13 /
-  // 10 -> 15), and while the agent speaks only if learned over a floor that has since fallen 15 dB
-  // (always: over echo, caller silent, 8 -> 19).
+  // 10 -> 15). While the agent speaks they restart only if learned over a floor that has since
+  // fallen 15 dB (restarting them then too: over echo, caller silent, 8 -> 19).
   if (refActiveHops_ == 0 || kLevelFar * FloorSum() < peakFloor_) RestartLevel(x, peak_, peakFar_);
   else peakFar_.hops = 0;
 }
