@@ -25,7 +25,7 @@ export function synth(text: string, voice: string, rateHz: number, pitch = 50, s
     const wav = join(CACHE_DIR, `${key}.${process.pid}.wav`);
     execFileSync('espeak-ng', ['-v', voice, '-p', String(pitch), '-s', String(speed), '-w', wav, text], { stdio: 'pipe' });
     const tmp = `${raw}.${process.pid}`;
-    execFileSync('sox', [wav, '-t', 'raw', '-r', String(rateHz), '-e', 'signed', '-b', '16', '-c', '1', tmp], { stdio: 'pipe' });
+    execFileSync('sox', ['-R', wav, '-t', 'raw', '-r', String(rateHz), '-e', 'signed', '-b', '16', '-c', '1', tmp], { stdio: 'pipe' });
     renameSync(tmp, raw);
     execFileSync('rm', ['-f', wav]);
   }

@@ -16,13 +16,13 @@ function speechWav(name: string, text: string): string {
   const raw = join(WORK, `${name}.raw.wav`);
   const out = join(WORK, `${name}.wav`);
   execFileSync('espeak-ng', ['-v', 'en-us', '-s', '150', '-w', raw, text]);
-  execFileSync('sox', [raw, '-r', '48000', '-c', '1', '-b', '16', out]);
+  execFileSync('sox', ['-R', raw, '-r', '48000', '-c', '1', '-b', '16', out]);
   return out;
 }
 
 function silenceWav(name: string, seconds: number): string {
   const out = join(WORK, `${name}.wav`);
-  execFileSync('sox', ['-n', '-r', '48000', '-c', '1', '-b', '16', out, 'trim', '0', String(seconds)]);
+  execFileSync('sox', ['-R', '-n', '-r', '48000', '-c', '1', '-b', '16', out, 'trim', '0', String(seconds)]);
   return out;
 }
 
@@ -41,7 +41,7 @@ export function callerWav(opts: { leadSeconds: number; speech: string }): { path
   const speech = speechWav('speech', opts.speech);
   const tail = silenceWav('tail', 90);
   const path = join(WORK, 'caller.wav');
-  execFileSync('sox', [lead, speech, tail, path]);
+  execFileSync('sox', ['-R', lead, speech, tail, path]);
   return { path, speechStarts: opts.leadSeconds, speechEnds: opts.leadSeconds + wavSeconds(speech) };
 }
 

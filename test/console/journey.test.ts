@@ -16,7 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), 'console-journey-'));
 const wav = join(dir, 'caller.wav');
 execFileSync('espeak-ng', ['-v', 'en-us', '-s', '150', '-w', join(dir, 'raw.wav'), 'hello, I would like to book a table for two']);
 // Silence after the sentence, so the turn ends before the recording loops.
-execFileSync('sox', [join(dir, 'raw.wav'), '-r', '48000', '-c', '1', wav, 'pad', '0.5', '3']);
+execFileSync('sox', ['-R', join(dir, 'raw.wav'), '-r', '48000', '-c', '1', wav, 'pad', '0.5', '3']);
 
 const service = await startService();
 const browser = await launchBrowser(wav);

@@ -133,7 +133,7 @@ export function speak(text: string, voice: string, rateHz: number, talk?: { pitc
     const wav = join(CORPUS_DIR, `${key}.wav`);
     const prosody = talk ? ['-p', String(talk.pitch), '-s', String(talk.speed)] : [];
     execFileSync('espeak-ng', [...(text.includes('<break') ? ['-m'] : []), '-v', voice, ...prosody, '-w', wav, text]);
-    execFileSync('sox', [...(talk ? ['-v', '0.8'] : []), wav, '-t', 'raw', '-r', String(rateHz), '-e', 'signed', '-b', '16', '-c', '1', raw]);
+    execFileSync('sox', ['-R', ...(talk ? ['-v', '0.8'] : []), wav, '-t', 'raw', '-r', String(rateHz), '-e', 'signed', '-b', '16', '-c', '1', raw]);
   }
   const b = readFileSync(raw);
   return new Int16Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
