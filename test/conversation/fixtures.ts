@@ -53,8 +53,11 @@ export async function startAgentMedia(h: Harness, opts: Partial<MediaNodeOptions
   return startMediaNode(h.ctx, { port: 0, host: '127.0.0.1', pipeline: 'agent', ...opts });
 }
 
-/** Admits a session and connects a scripted caller to it. */
-export async function call(h: Harness, media: MediaServer, setup: CallSetup, body: Record<string, unknown> = {}): Promise<{ caller: ScriptedCaller; sessionId: string }> {
+/**
+ * Admits a session and connects a scripted caller to it. `firstWords` (at the input rate) fill
+ * the socket's first frames, as when the caller is already talking as it connects.
+ */
+export async function call(h: Harness, media: MediaServer, setup: CallSetup, body: Record<string, unknown> = {}, firstWords?: Int16Array): Promise<{ caller: ScriptedCaller; sessionId: string }> {
   const rateIn = (body.sample_rate_in as number) ?? 16000;
   const rateOut = (body.sample_rate_out as number) ?? 24000;
   const admitted = await admitSession(h.ctx, setup.projectId, {
@@ -68,6 +71,7 @@ export async function call(h: Harness, media: MediaServer, setup: CallSetup, bod
   const url = new URL(admitted.ws_url);
   url.port = String(media.port);
   const caller = new ScriptedCaller(url.toString(), rateIn, rateOut);
+  if (firstWords) caller.say(firstWords, 'first words');
   await caller.start();
   return { caller, sessionId: admitted.session.id };
 }

@@ -125,10 +125,6 @@ async function answeredCall(l: Line) {
   const phone = await openStream(call, l.account);
   phone.startLine();
   await until(async () => (await sessionRow(h, sessionId)).media_connected_at !== null, 5000, 'stream connected');
-  // A callee speaks a moment after pickup, not in the stream's first frames: the VAD learns its
-  // floor from the first 200 ms, and a one-word turn said inside them ("Billing.") was at times
-  // not heard (CI: "the model told not met in time").
-  await new Promise((r) => setTimeout(r, 400));
   return { sessionId, call, phone };
 }
 

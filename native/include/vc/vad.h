@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "vc/simd.h"
 #include "vc/status.h"
@@ -30,6 +31,8 @@ class BandAnalyzer {
 class SpeechScorer {
  public:
   void Reset();
+  // Starts settled (no warm-up) on a known noise floor and background.
+  void ResumeFrom(const float* floor, const float* background);
   // noiseExtra (may be null) adds a known interference power per band (echo).
   float Score(const float* bandPow, const float* noiseExtra);
   const float* floor() const { return floor_; }
@@ -100,10 +103,18 @@ class Vad {
   float hopProbability(int h) const { return hopProb_[h]; }
 
  private:
+  void Remember(const float* bands);
+  void LookBack(VadResult* r);
+
   BandAnalyzer an_;
   SpeechScorer scorer_;
   VadStateMachine sm_;
   int hops_ = 0;
+  // The stream's first second of band powers, kept until it is known whether the floor seeded
+  // from the first hop was the line's noise or a word said as the stream opened (LookBack).
+  std::unique_ptr<float[]> early_;
+  int earlyHops_ = 0;
+  float loudest_ = 0;  // power of the loudest kept hop, summed over bands
   float bands_[3][kBands];
   float hopProb_[3] = {0};
 };

@@ -75,6 +75,10 @@ namespace {
 constexpr float kBgUp = 1.0069317f, kBgDown = 0.98627803f;
 constexpr float kBgWarmUp = 1.2589254f, kBgWarmDown = 0.79432823f;
 constexpr int kBgStoppedHops = 20;
+constexpr int kWarmUpHops = 20;  // the first 200 ms: floor and background adapt fast
+// The stream's first second is scored again once its noise is known 10 dB under its loudest hop.
+constexpr int kLookBackHops = 100;
+constexpr float kLoudOverNoise = 10.f;
 
 // ln x for positive normal x: exponent + atanh series of the mantissa in [0.71, 1.41)
 // (|error| < 1e-7 there). Replaces 16 log1p calls per hop (a fifth of the VAD's time).
@@ -99,6 +103,16 @@ void SpeechScorer::Reset() {
   smooth_ = prob_ = 0;
   hops_ = 0;
   blockHops_ = slot_ = 0;
+}
+
+void SpeechScorer::ResumeFrom(const float* floor, const float* background) {
+  Reset();
+  for (int b = 0; b < kBands; ++b) {
+    floor_[b] = blockMin_[b] = floor[b];
+    bg_[b] = background[b];
+    for (auto& sl : slotMin_) sl[b] = floor[b];
+  }
+  hops_ = kWarmUpHops + 1;
 }
 
 VC_MULTIVERSION
@@ -132,14 +146,14 @@ float SpeechScorer::Score(const float* e, const float* extra) {
   const float p = 1.f / (1.f + std::exp(-3.0f * (smooth_ - 0.6f)));
   // Noise floor: follow down quickly, up fast only when this hop looks like noise.
   // The first 200 ms adapt fast: a stream may start with a filter warm-up or silence.
-  const float up = hops_ < 20 ? 0.3f : p < 0.3f ? 0.04f : (p < 0.7f ? 0.01f : 0.0015f);
+  const float up = hops_ < kWarmUpHops ? 0.3f : p < 0.3f ? 0.04f : (p < 0.7f ? 0.01f : 0.0015f);
   // A background that stopped (10 dB down for 200 ms: a crowd does not pause that long) is
   // dropped to the floor, so a quieter caller right after it is not masked for seconds.
   float eTot = 0, bgTot = 0;
   for (int b = 0; b < kBands; ++b) { eTot += e[b]; bgTot += bg_[b]; }
   bgQuietHops_ = eTot < 0.1f * bgTot ? bgQuietHops_ + 1 : 0;
   const v8i stopped = v8i{} - (bgQuietHops_ >= kBgStoppedHops ? 1 : 0);
-  const v8f bgUp = v8f{} + (hops_ <= 20 ? kBgWarmUp : kBgUp), bgDown = v8f{} + (hops_ <= 20 ? kBgWarmDown : kBgDown);
+  const v8f bgUp = v8f{} + (hops_ <= kWarmUpHops ? kBgWarmUp : kBgUp), bgDown = v8f{} + (hops_ <= kWarmUpHops ? kBgWarmDown : kBgDown);
   const v8i rotate = v8i{} - (++blockHops_ >= 50 ? 1 : 0);
   // Per band, 8 at a time (masks instead of branches).
   for (int h = 0; h < kBands; h += 8) {
@@ -232,6 +246,8 @@ Status Vad::Init(int rateHz, int frameMs, const VadOptions& o) {
   if (!Ok(s)) return s;
   hops_ = frameMs / 10;
   scorer_.Reset();
+  early_.reset(new float[kLookBackHops * kBands]);
+  earlyHops_ = 0;
   return Status::kOk;
 }
 
@@ -239,6 +255,56 @@ void Vad::Reset() {
   an_.Init(an_.hopSamples() * 100);
   scorer_.Reset();
   sm_.Reset();
+  if (!early_) early_.reset(new float[kLookBackHops * kBands]);
+  earlyHops_ = 0;
+}
+
+void Vad::Remember(const float* bands) {
+  float power = 0;
+  for (int b = 0; b < kBands; ++b) power += bands[b];
+  loudest_ = earlyHops_ == 0 ? power : std::max(loudest_, power);
+  std::memcpy(early_.get() + earlyHops_++ * kBands, bands, kBands * sizeof(float));
+}
+
+// The scorer seeds its floor from the stream's first hop and adapts fast for 200 ms. A stream
+// that opens inside a word ("yes?" at pickup) makes that word the line's noise, so it is never
+// speech. Once the noise (floor and background) has shown itself 10 dB under the loudest kept
+// hop, the kept hops are scored again as if that noise had been known from the start, and a
+// speech start found there is reported now, back-dated. Only while the state machine has not
+// begun speech on its own, within the first second; then the kept hops are freed.
+void Vad::LookBack(VadResult* r) {
+  if (r->speechStartMs >= 0 || earlyHops_ + hops_ > kLookBackHops) {
+    early_.reset();
+    return;
+  }
+  const float* fl = scorer_.floor();
+  const float* bg = scorer_.background();
+  float noise = 0;
+  for (int b = 0; b < kBands; ++b) noise += std::max(fl[b], bg[b]);
+  if (noise * kLoudOverNoise > loudest_) return;
+  SpeechScorer again;
+  again.ResumeFrom(fl, bg);
+  VadStateMachine sm = sm_;
+  sm.Reset();
+  VadResult v;
+  int events = 0;
+  for (int at = 0; at < earlyHops_; at += hops_) {
+    float sum = 0;
+    int evidenceMs = 0;
+    for (int h = 0; h < hops_; ++h) {
+      sum += again.Score(early_.get() + (at + h) * kBands, nullptr);
+      if (again.rawLlr() >= kEvidenceLlr) evidenceMs += 10;
+    }
+    sm.Update(sum / hops_, hops_ * 10, evidenceMs, &v);
+    events |= v.events;
+  }
+  if (v.speechStartMs >= 0) {
+    sm_ = sm;
+    v.probability = r->probability;
+    v.events = events;
+    *r = v;
+  }
+  early_.reset();
 }
 
 void Vad::ProcessFrame(const int16_t* frame, VadResult* r) {
@@ -246,11 +312,13 @@ void Vad::ProcessFrame(const int16_t* frame, VadResult* r) {
   int evidenceMs = 0;
   for (int h = 0; h < hops_; ++h) {
     an_.ProcessHop(frame + h * an_.hopSamples(), bands_[h]);
+    if (early_) Remember(bands_[h]);
     hopProb_[h] = scorer_.Score(bands_[h], nullptr);
     sum += hopProb_[h];
     if (scorer_.rawLlr() >= kEvidenceLlr) evidenceMs += 10;
   }
   sm_.Update(sum / hops_, hops_ * 10, evidenceMs, r);
+  if (early_) LookBack(r);
 }
 
 }  // namespace vc
