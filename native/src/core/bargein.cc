@@ -24,6 +24,17 @@ constexpr float kErlFastDecay = 0.93f;
 // and the expected echo together: music beats and babble peaks pass the likelihood test alone.
 constexpr float kEvidenceExcess = 3.f;
 constexpr float kErlCreep = 1.02f;  // per hop (+0.09 dB): slow rises
+// For 300 ms after a delay is first trusted, a hop whose mic has the reference's shape there
+// at twice the double-talk test's bar (echoCorr_ >= 2) raises the gain 0.2 of the way to a
+// quarter of what the mic shows (the 6 dB margin covers the rest), not by the creep: an echo
+// path louder than the initial -20 dB (-13 dB, 350 ms) passed as the caller for the ~0.7 s the
+// creep took to reach it, interrupting the call's first answer. Later in the call the creep
+// alone: by then a shape that strong may be the caller's too. Sweep (detector-sweep.ts), tuning
+// half, 16 / 8 kHz: false interruptions late in the call 15 / 9 -> 11 / 4, p95 and misses the same;
+// fresh calls p95 the same, 3 quiet callers slower (180 -> 320, 520 -> 700, 580 -> 880 ms).
+constexpr float kErlFirstCorr = 2.f;
+constexpr int kErlFirstHops = 30;
+constexpr float kErlFirstShare = 0.25f;
 constexpr float kCapDecay = 0.5f;   // per 20 ms (-3 dB): a per-lag cap where no echo shows
 constexpr float kEchoLike = 0.2f;   // mic/ref shape correlation at the delay above the mean over lags
 constexpr int kJumpHops = 3;        // hops the echo must show at a new lag before the delay moves there
@@ -149,6 +160,7 @@ void BargeInDetector::Reset() {
   nowMs_ = runMs_ = quietMs_ = 0;
   markMs_ = lastMs_ = -1;
   refActiveHops_ = 0;
+  trustedHops_ = 0;
   fired_ = false;
 }
 
@@ -312,6 +324,7 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
   const int first = delayHops_ >= 0 ? std::max(0, delayHops_ - 1) : 0;
   const int last = delayHops_ >= 0 ? std::min(hist_ - 1, delayHops_ + 1) : hist_ - 1;
   if (delayHops_ >= 0) echoSeen_ = true;
+  if (echoSeen_ && trustedHops_ < kErlFirstHops) ++trustedHops_;
   float sel[kBands] = {0}, extra[kBands];
   if (delayHops_ < 0) {
     std::memcpy(sel, maxRef, sizeof sel);
@@ -368,10 +381,13 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
     // Energy beyond the bound with the reference's shape at the delay: the echo path got
     // louder. Creep up (+0.09 dB per hop) rather than jump, as the caller may be in it too
     // (old: only hops under the bound taught it, and a path 20 dB louder was never learned).
+    const bool learning = trustedHops_ < kErlFirstHops && echoCorr_ >= kErlFirstCorr;
     for (int b = 0; b < kBands; ++b) {
       if (sel[b] < 30.f * micFloor[b]) continue;
       const float r = (mic[b] - micFloor[b]) / sel[b];
-      if (r > erl_[b]) erl_[b] = std::min(kErlMax, std::min(r, erl_[b] * kErlCreep));
+      if (r <= erl_[b]) continue;
+      erl_[b] = std::min(kErlMax, learning ? erl_[b] + 0.2f * std::max(0.f, kErlFirstShare * r - erl_[b])
+                                           : std::min(r, erl_[b] * kErlCreep));
     }
   }
   return p;
