@@ -165,9 +165,9 @@ export function babble(talkers: Talker[], texts: string[], n: number, rateHz: nu
  * Street-like: traffic rumble (noise low-passed at ~250 Hz, with passing vehicles swelling it
  * by up to 10 dB for 2-5 s), a hiss bed, and transients (door slams, footsteps, clatter:
  * 20-150 ms bursts of band-limited noise decaying fast, 6-18 dB over the bed) every 0.4-3 s,
- * with an occasional two-tone horn.
+ * with an occasional two-tone horn. `horns` receives each horn's [start, end) in samples.
  */
-export function street(n: number, rateHz: number, seed: number): Float32Array {
+export function street(n: number, rateHz: number, seed: number, horns?: [number, number][]): Float32Array {
   const r = rng(seed);
   const gauss = () => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
   const out = new Float32Array(n);
@@ -199,6 +199,7 @@ export function street(n: number, rateHz: number, seed: number): Float32Array {
     if (r() < 0.08) {
       // a horn: 0.3-0.6 s of two tones
       const hl = Math.floor(rateHz * (0.3 + 0.3 * r()));
+      horns?.push([t, Math.min(n, t + hl)]);
       const f1 = 380 + 80 * r();
       for (let i = 0; i < hl && t + i < n; i++) {
         const s = Math.sin((2 * Math.PI * f1 * i) / rateHz) + 0.8 * Math.sin((2 * Math.PI * f1 * 1.26 * i) / rateHz);

@@ -1,0 +1,64 @@
+// npx tsx bench/turns/noise-probe.ts [tuning|heldout] — false interruptions over long street and
+// music lines with the caller silent: the barge-in detector alone in simulated time (SimLine, as
+// detector-sweep.ts), 2 min of agent answers on each of 4 one-minute noise loops per rate, and
+// which street interruptions came within 0.7 s after a horn. PROBE_KINDS=street,music;
+// PROBE_VERBOSE=1 lists each interruption with its place in the loop.
+import { noiseLoop, rng, street, synth, type NoiseKind } from './eval-audio.js';
+import { MATERIAL, type Half } from './eval-set.js';
+import { AGENT_RATE, FRAME_MS, SimLine } from './sim-line.js';
+
+const LOOPS = 4;
+const LOOP_S = 60;
+const SPEECH_MS = 120_000;
+const HORN_WINDOW_S = 0.7; // the 100 ms of evidence, the answer gap re-arm and the horn's length
+const LEAD_FRAMES = 3; // the pacer's 60 ms lead
+
+const half = (process.argv[2] ?? 'tuning') as Half;
+const kinds = (process.env.PROBE_KINDS ?? 'street,music').split(',') as NoiseKind[];
+const verbose = process.env.PROBE_VERBOSE === '1';
+const m = MATERIAL[half];
+const answers = m.medium.map((t) => synth(t, m.agentVoice, AGENT_RATE));
+const agentN = (AGENT_RATE * FRAME_MS) / 1000;
+
+/** The agent's frames: answers in turn, 1.2 s apart, about SPEECH_MS of speech. */
+function agentFrames(first: number): (Int16Array | null)[] {
+  const frames: (Int16Array | null)[] = new Array(50).fill(null);
+  for (let i = first, ms = 0; ms < SPEECH_MS; i++) {
+    const a = answers[i % answers.length];
+    for (let k = 0; k + agentN <= a.length; k += agentN) frames.push(a.subarray(k, k + agentN));
+    for (let k = 0; k < 1200 / FRAME_MS; k++) frames.push(null);
+    ms += (a.length / AGENT_RATE) * 1000;
+  }
+  return frames;
+}
+
+for (const kind of kinds) {
+  for (const rateHz of [16000, 8000]) {
+    let raised = 0;
+    let nearHorn = 0;
+    let horns = 0;
+    let speechMs = 0;
+    for (let s = 0; s < LOOPS; s++) {
+      const loopSeed = 500 + 17 * s + (half === 'heldout' ? 1000 : 0);
+      const len = rateHz * LOOP_S;
+      const hornSpans: [number, number][] = [];
+      const loop = kind === 'street' ? street(len, rateHz, loopSeed, hornSpans) : noiseLoop(kind, len, rateHz, loopSeed, m.babble);
+      horns += hornSpans.length;
+      const sim = new SimLine(rateHz, { noise: kind }, 1234 + s, new Map([[`${kind}/${rateHz}`, loop]]), half, `white/${rateHz}`);
+      const start = Math.floor(rng(1234 + s)() * len); // where SimLine's noise source starts in the loop
+      const frames = agentFrames(s);
+      speechMs += frames.filter((f) => f).length * FRAME_MS;
+      for (let f = 0; f < frames.length; f++) {
+        if (frames[f]) sim.pushReference(frames[f]!);
+        if (!sim.frame(f >= LEAD_FRAMES ? frames[f - LEAD_FRAMES] : null)) continue;
+        raised++;
+        const at = (start + (f + 1) * sim.n) % len;
+        const horn = hornSpans.some(([a, b]) => [0, len].some((wrap) => a - wrap <= at && b - wrap >= at - HORN_WINDOW_S * rateHz));
+        if (horn) nearHorn++;
+        if (verbose) console.log(`  ${kind} ${rateHz / 1000} kHz loop ${s} at ${(at / rateHz).toFixed(2)} s${horn ? ' (horn)' : ''}`);
+      }
+    }
+    const hornNote = kind === 'street' ? ` (${nearHorn} within ${HORN_WINDOW_S} s after a horn; ${horns} horns in the loops, each played about twice)` : '';
+    console.log(`${half} ${kind} ${rateHz / 1000} kHz: ${raised} false interruptions in ${(speechMs / 60_000).toFixed(1)} min of agent speech${hornNote}`);
+  }
+}
