@@ -69,6 +69,7 @@ class BargeInDetector {
   float erl_[kBands];  // learned echo power gain ref -> mic per band
   float cap_[kMaxHist][kBands];  // per lag and band: the most echo gain that lag has shown
   bool echoSeen_ = false;        // a delay was trusted once: the caps are off for the call
+  int firstLag_ = -1;            // the first delay trusted, in hops
   int trustedHops_ = 0;          // hops since a delay was first trusted (counts to kErlFirstHops)
   bool capTurn_ = false;         // caps learn every other hop
   float margin_ = 4.f;

@@ -29,9 +29,12 @@ constexpr float kErlCreep = 1.02f;  // per hop (+0.09 dB): slow rises
 // quarter of what the mic shows (the 6 dB margin covers the rest), not by the creep: an echo
 // path louder than the initial -20 dB (-13 dB, 350 ms) passed as the caller for the ~0.7 s the
 // creep took to reach it, interrupting the call's first answer. Later in the call the creep
-// alone: by then a shape that strong may be the caller's too. Sweep (detector-sweep.ts), tuning
-// half, 16 / 8 kHz: false interruptions late in the call 15 / 9 -> 11 / 4, p95 and misses the same;
-// fresh calls p95 the same, 3 quiet callers slower (180 -> 320, 520 -> 700, 580 -> 880 ms).
+// alone: by then a shape that strong may be the caller's too. Only while the delay stays within
+// a hop of the first one and the mic's level follows the reference there (env_, as for the
+// first trust): a caller's speech trusted as the echo on a line without any (its lag wanders)
+// taught the gain the caller (replays, held-out web p95 660 -> 720 ms; with these 540). Sweep
+// (detector-sweep.ts), tuning half, 16 / 8 kHz: false interruptions late in the call 15 / 9 ->
+// 11 / 4, p95 and misses the same; fresh calls the same but one quiet caller (580 -> 880 ms).
 constexpr float kErlFirstCorr = 2.f;
 constexpr int kErlFirstHops = 30;
 constexpr float kErlFirstShare = 0.25f;
@@ -161,6 +164,7 @@ void BargeInDetector::Reset() {
   markMs_ = lastMs_ = -1;
   refActiveHops_ = 0;
   trustedHops_ = 0;
+  firstLag_ = -1;
   fired_ = false;
 }
 
@@ -323,6 +327,7 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
   // (+-1 hop for sub-hop delays); otherwise the whole window's maximum.
   const int first = delayHops_ >= 0 ? std::max(0, delayHops_ - 1) : 0;
   const int last = delayHops_ >= 0 ? std::min(hist_ - 1, delayHops_ + 1) : hist_ - 1;
+  if (delayHops_ >= 0 && !echoSeen_) firstLag_ = delayHops_;
   if (delayHops_ >= 0) echoSeen_ = true;
   if (echoSeen_ && trustedHops_ < kErlFirstHops) ++trustedHops_;
   float sel[kBands] = {0}, extra[kBands];
@@ -381,7 +386,12 @@ float BargeInDetector::HopProbability(const float* mic, const float* micFloor, c
     // Energy beyond the bound with the reference's shape at the delay: the echo path got
     // louder. Creep up (+0.09 dB per hop) rather than jump, as the caller may be in it too
     // (old: only hops under the bound taught it, and a path 20 dB louder was never learned).
-    const bool learning = trustedHops_ < kErlFirstHops && echoCorr_ >= kErlFirstCorr;
+    bool learning = trustedHops_ < kErlFirstHops && echoCorr_ >= kErlFirstCorr && std::abs(delayHops_ - firstLag_) <= 1;
+    if (learning) {
+      float env = -1.f;
+      for (int k = std::max(0, delayHops_ - 1); k <= std::min(hist_ - 1, delayHops_ + 1); ++k) env = std::max(env, env_[k]);
+      learning = env >= kEnvTrust;
+    }
     for (int b = 0; b < kBands; ++b) {
       if (sel[b] < 30.f * micFloor[b]) continue;
       const float r = (mic[b] - micFloor[b]) / sel[b];
