@@ -1,8 +1,8 @@
 // A loud echo path the call has not learned yet (-6 to -13 dB return loss, 100-550 ms delay, the
 // engine's maxEchoDelayMs 600 and minDurationMs 100): the agent's own echo must not interrupt it
 // once the echo's delay is known. The echo gain starts at -20 dB; it used to creep up 0.09 dB per
-// hop even after the delay was found, so a -10 dB path passed as the caller again in the next
-// answer, and -13 dB at 550 ms in the first.
+// hop even after the delay was found, so a -6/-10 dB path passed as the caller again in the
+// agent's next phrase, and -13 dB at 550 ms (or -10 dB at 350 ms) in the first.
 import t from 'tap';
 import { BargeInDetector, BargeInEvents } from '../../src/audio/native.js';
 import { FRAME_MS, agentTrack, echoOf, noise, speechTrack, toInt16 } from './corpus.js';
