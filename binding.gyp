@@ -11,6 +11,8 @@
         "native/src/core/ambience.cc",
         "native/src/core/mixer.cc",
         "native/src/core/vad.cc",
+        "native/src/core/echo_canceller.cc",
+        "native/src/core/echo_cancel_stage.cc",
         "native/src/core/bargein.cc",
         "native/src/core/channel.cc",
         "native/src/core/echo_chain.cc",

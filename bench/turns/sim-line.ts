@@ -13,6 +13,9 @@ export const AGENT_RATE = 16000;
 
 export interface LineSpec { noise?: NoiseKind; echo?: EchoSpec }
 
+/** BENCH_ECHO_CANCELLER_MS: the barge-in detector's echo canceller (off by default, as in the engine). */
+const CANCELLER_MS = Number(process.env.BENCH_ECHO_CANCELLER_MS ?? 0);
+
 export class SimLine {
   readonly carrier: boolean;
   /** Samples per 20 ms frame at the line rate. */
@@ -34,7 +37,7 @@ export class SimLine {
     this.carrier = rateHz === 8000;
     this.n = (rateHz * FRAME_MS) / 1000;
     const agentN = (AGENT_RATE * FRAME_MS) / 1000;
-    this.ch = new MediaChannel({ inRateHz: rateHz, procRateHz: rateHz, refRateHz: this.carrier ? rateHz : AGENT_RATE, frameMs: FRAME_MS, maxMessageBytes: 4096, bargeIn: nativeBargeIn(DEFAULT_INTERRUPTION) });
+    this.ch = new MediaChannel({ inRateHz: rateHz, procRateHz: rateHz, refRateHz: this.carrier ? rateHz : AGENT_RATE, frameMs: FRAME_MS, maxMessageBytes: 4096, bargeIn: { ...nativeBargeIn(DEFAULT_INTERRUPTION), echoCancellerMs: CANCELLER_MS } });
     this.down = new Resampler({ inRateHz: AGENT_RATE, outRateHz: rateHz, maxInputSamples: agentN });
     this.refDown = new Resampler({ inRateHz: AGENT_RATE, outRateHz: rateHz, maxInputSamples: agentN });
     this.law = new Uint8Array(this.n);

@@ -75,6 +75,11 @@ export interface BargeInOptions {
   echoMarginDb?: number;
   /** A pause this long re-arms the detector (ms, default 120, 0..10000). */
   gapMs?: number;
+  /**
+   * Filter length of the sample-domain echo canceller (ms, default 0: off, 0..64; 32 is what was
+   * measured). Off by default: see docs/benchmarks-turns.md, round 11.
+   */
+  echoCancellerMs?: number;
 }
 
 export interface BargeInDetectorOptions {
@@ -156,7 +161,7 @@ const ms = int(0, 10000);
 const vad: Spec<VadOptions> = { threshold: probability, startMs: ms, stopMs: ms };
 const bargeIn: Spec<BargeInOptions> = {
   minDurationMs: ms, threshold: probability, maxEchoDelayMs: int(0, 990),
-  echoMarginDb: { ...num(0, 30), f32: true }, gapMs: ms,
+  echoMarginDb: { ...num(0, 30), f32: true }, gapMs: ms, echoCancellerMs: int(0, 64),
 };
 
 /** Rules of every native class, keyed by class (tests walk them against the C++). */

@@ -267,7 +267,7 @@ export class Vad extends Facade<RawVad> {
 }
 
 export const defaultBargeInOptions: Required<BargeInOptions> = {
-  minDurationMs: 300, threshold: 0.5, maxEchoDelayMs: 300, echoMarginDb: 6, gapMs: 120,
+  minDurationMs: 300, threshold: 0.5, maxEchoDelayMs: 300, echoMarginDb: 6, gapMs: 120, echoCancellerMs: 0,
 };
 
 /** Echo-aware barge-in on the caller's mic with the agent's audio as reference. */

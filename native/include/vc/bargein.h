@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "vc/echo_cancel_stage.h"
 #include "vc/status.h"
 #include "vc/vad.h"
 
@@ -18,6 +19,10 @@ struct BargeInOptions {
   int maxEchoDelayMs = 300;    // longest echo path considered (spec: 20-200 ms)
   float echoMarginDb = 6.0f;   // headroom above the learned echo return loss
   int gapMs = 120;             // pause that resets the duration counter
+  // Filter length of the sample-domain echo canceller (ms, 0: off, up to 64; see EchoCancelStage).
+  // Off by default: it took 30+ dB of echo on simulated lines but nothing on the live benchmark's
+  // (docs/benchmarks-turns.md, round 11), and costs 10 us per 20 ms frame at 16 kHz.
+  int echoCancellerMs = 0;
 };
 
 enum BargeInEvent : int { kBargeInInterruption = 1, kBargeInEnd = 2 };
@@ -44,12 +49,18 @@ class BargeInDetector {
  private:
   static constexpr int kMaxHist = 101;  // 1 s of 10 ms hops
   static void Shape(const float* pow, float* out);
-  float HopProbability(const float* mic, const float* micFloor, const float* refBands);
+  // mic: the hop's band powers as heard; judged: the same after echo cancellation.
+  float HopProbability(const float* mic, const float* judged, const float* micFloor, const float* refBands);
   void LearnCaps(const float* mic, const float* micFloor, const float* maxRef, const float* extra,
                  int newest, bool quiet);
 
   Vad vad_;
   BandAnalyzer ref_;
+  // The sample-domain echo canceller at the tracked delay (see ProcessFrame), when the options
+  // ask for one, and how long an echo the mic can hear may still be on the line.
+  bool cancelEcho_ = false;
+  EchoCancelStage canceller_;
+  int echoAudibleHops_ = 0;
   SpeechScorer caller_;
   BargeInOptions o_;
   int hops_ = 0, hist_ = 0, head_ = 0;

@@ -145,7 +145,8 @@ inline void ReadBargeIn(Options& r, vc::BargeInOptions* o) {
       .Float("threshold", &o->threshold)
       .Int("maxEchoDelayMs", &o->maxEchoDelayMs)
       .Float("echoMarginDb", &o->echoMarginDb)
-      .Int("gapMs", &o->gapMs);
+      .Int("gapMs", &o->gapMs)
+      .Int("echoCancellerMs", &o->echoCancellerMs);
 }
 
 // The first argument of a wrap constructor (undefined when absent).
