@@ -53,8 +53,16 @@ class EchoCancelStage {
   int moveHops_ = 0;    // hops the tracked delay has sat elsewhere while the caller was silent
   bool quiet_ = true;   // the last hop's verdict
   bool ran_ = false;    // Hop() cancelled the last hop
+  void MoveCredit(int start);
   float credit_[kBands];
   int creditStart_ = -1;  // the canceller window credit_ was learned at
+  struct CreditSlot {
+    int start = -2;
+    long used = 0;
+    float credit[kBands];
+  };
+  CreditSlot slots_[3];   // credit learned at other windows (as the canceller keeps its taps)
+  long moves_ = 0;
 };
 
 }  // namespace vc

@@ -34,7 +34,15 @@ class EchoCanceller {
   int start() const { return start_; }
 
  private:
+  void Move(int start);
   void Shift(int by);
+  struct Slot {
+    int start = -1;            // window start the taps were learned at
+    long used = 0;             // when the window last left it
+    std::vector<float> h;
+  };
+  Slot slots_[3];              // filters learned at other delays (see Move)
+  long moves_ = 0;
   void Watch(float left);
   int hop_ = 0, taps_ = 0, pre_ = 0, mask_ = 0;
   std::vector<int16_t> ring_;  // mic-rate reference, power-of-two ring

@@ -51,6 +51,8 @@ void EchoCancelStage::Reset() {
   ran_ = false;
   for (float& c : credit_) c = 1.f;
   creditStart_ = -1;
+  for (CreditSlot& s : slots_) { s.start = -2; s.used = 0; }
+  moves_ = 0;
 }
 
 // The canceller's window follows the tracked delay only once the delay has sat elsewhere for
@@ -89,10 +91,7 @@ bool EchoCancelStage::Hop(const int16_t* mic, const int16_t* ref, const float* m
   if (!ran_) return false;
   int16_t out[kMaxHop];
   aec_.ProcessHop(mic, lag_ * hop_, quiet_ && !fired, out);
-  if (aec_.start() != creditStart_) {  // the filter moved: it must show again what it takes
-    for (float& c : credit_) c = 1.f;
-    creditStart_ = aec_.start();
-  }
+  if (aec_.start() != creditStart_) MoveCredit(aec_.start());
   // Per band the lesser of the two: a filter still learning (or lost) never adds to the mic.
   bands_.ProcessHop(out, left);
   for (int b = 0; b < kBands; ++b) left[b] = std::min(left[b], micBands[b]);
@@ -118,6 +117,26 @@ bool EchoCancelStage::Credited(const float* micBands, const float* left, const f
     leftOver += left[b];
   }
   return kept <= kCreditMax * all && leftOver <= kTakenMin * heard;
+}
+
+// The filter moved: what it showed where it was is kept for when it comes back (the canceller
+// keeps its taps the same way); where it has not been, it must show again what it takes.
+void EchoCancelStage::MoveCredit(int start) {
+  if (creditStart_ >= 0) {
+    CreditSlot* keep = &slots_[0];
+    for (CreditSlot& s : slots_) {
+      if (s.start == creditStart_) { keep = &s; break; }
+      if (s.used < keep->used) keep = &s;
+    }
+    keep->start = creditStart_;
+    keep->used = ++moves_;
+    std::copy(credit_, credit_ + kBands, keep->credit);
+  }
+  std::fill(credit_, credit_ + kBands, 1.f);
+  for (CreditSlot& s : slots_) {
+    if (s.start == start) { std::copy(s.credit, s.credit + kBands, credit_); break; }
+  }
+  creditStart_ = start;
 }
 
 void EchoCancelStage::LearnCredit(bool quiet, const float* micBands, const float* left, const float* echoRef,

@@ -34,6 +34,7 @@ Status EchoCanceller::Init(int rateHz, int hopSamples, int maxDelaySamples, int 
   mask_ = size - 1;
   h_.assign(taps_, 0.f);
   safe_ = recent_ = h_;
+  for (Slot& s : slots_) s.h = h_;
   x_.assign(taps_ + hop_ + kBlock, 0.f);
   Reset();
   return Status::kOk;
@@ -43,6 +44,8 @@ void EchoCanceller::Reset() {
   std::fill(ring_.begin(), ring_.end(), 0);
   std::fill(h_.begin(), h_.end(), 0.f);
   safe_ = recent_ = h_;
+  for (Slot& s : slots_) { s.start = -1; s.used = 0; }
+  moves_ = 0;
   written_ = 0;
   start_ = -1;
   leftLevel_ = -1;
@@ -55,6 +58,31 @@ void EchoCanceller::Reset() {
 void EchoCanceller::PushReference(const int16_t* ref) {
   for (int i = 0; i < hop_; ++i) ring_[(written_ + i) & mask_] = ref ? ref[i] : 0;
   written_ += hop_;
+}
+
+// The window moves: the filter learned here is kept, and one learned where the window now goes
+// comes back. The tracker's delay leaves the echo's for a while when a caller speaks (their voice
+// matched at another lag; a live call: 31 hops most of the time, 42-61 during each cut-in and up
+// to the next answer) and comes back; following it threw the learned filter away each time.
+void EchoCanceller::Move(int start) {
+  Slot* keep = nullptr;
+  for (Slot& s : slots_) {
+    if (s.start == start_) { keep = &s; break; }
+    if (!keep || s.used < keep->used) keep = &s;  // the least recently used
+  }
+  keep->start = start_;
+  keep->used = ++moves_;
+  keep->h = h_;
+  for (Slot& s : slots_) {
+    if (s.start >= 0 && s.start != start_ && std::abs(s.start - start) <= hop_) {
+      h_ = s.h;
+      safe_ = recent_ = h_;
+      start_ = s.start;
+      return;
+    }
+  }
+  Shift(start - start_);
+  start_ = start;
 }
 
 void EchoCanceller::Shift(int by) {
@@ -77,8 +105,9 @@ void EchoCanceller::ProcessHop(const int16_t* mic, int delaySamples, bool adapt,
   int start = std::max(0, delaySamples - pre_);
   // The tracker's delay wobbles by a hop where the echo straddles two; the window covers both.
   if (start_ >= 0 && std::abs(start - start_) <= hop_) start = start_;
-  if (start_ >= 0 && start != start_) Shift(start - start_);
-  start_ = start;
+  if (start_ < 0) start_ = start;
+  else if (start != start_) Move(start);
+  start = start_;
   // The hop's first mic sample is the same instant as the last pushed hop's first reference
   // sample; x_[j] is reference sample now - start - taps + 1 + j (0 before the first or beyond
   // the ring).
