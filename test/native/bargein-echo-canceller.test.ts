@@ -8,25 +8,16 @@
 // The engine's maxEchoDelayMs 600 and minDurationMs 100; the reference at the mic's rate and, on
 // the web's 16 kHz mic, at the 24 kHz a browser plays.
 import t from 'tap';
-import { BargeInDetector, BargeInEvents, Resampler } from '../../src/audio/native.js';
+import { Resampler } from '../../src/audio/native.js';
+import { interruptionsAt } from './barge-in-run.js';
 import { FRAME_MS, agentTrack, echoOf, noise, speechTrack, toInt16 } from './corpus.js';
 
 const DELAY_MS = 310;
 const LOSS_DB = 9;
 const UNDER_ECHO_DB = 4;
 
-function raised(rateHz: number, mic: Int16Array, ref: Int16Array, refRateHz = rateHz): number[] {
-  const fs = (rateHz * FRAME_MS) / 1000;
-  const rfs = (refRateHz * FRAME_MS) / 1000;
-  const d = new BargeInDetector({ micRateHz: rateHz, refRateHz, frameMs: FRAME_MS, bargeIn: { minDurationMs: 100, maxEchoDelayMs: 600, echoCancellerMs: 32 } });
-  const at: number[] = [];
-  const n = Math.floor(Math.min(mic.length / fs, ref.length / rfs));
-  for (let f = 0; f < n; f++) {
-    d.process(mic.subarray(f * fs, (f + 1) * fs), ref.subarray(f * rfs, (f + 1) * rfs));
-    if (d.events & BargeInEvents.interruption) at.push((f + 1) * FRAME_MS);
-  }
-  return at;
-}
+const raised = (rateHz: number, mic: Int16Array, ref: Int16Array, refRateHz = rateHz): number[] =>
+  interruptionsAt(mic, ref, { micRateHz: rateHz, refRateHz, bargeIn: { minDurationMs: 100, maxEchoDelayMs: 600, echoCancellerMs: 32 } });
 
 /** Mean power of x over the frames where it is within 20 dB of its loudest frame. */
 function loudPower(x: Float32Array, rateHz: number): number {

@@ -1,27 +1,17 @@
 // Barge-in over line noise on a phone line (8 kHz, no echo): a caller a few dB over white noise
 // or a crowd late in the call is caught, and a street's door slams and clatter are not a caller.
 import t from 'tap';
-import { BargeInDetector, BargeInEvents } from '../../src/audio/native.js';
+import { interruptionsAt } from './barge-in-run.js';
 import { FRAME_MS, activePower, agentTrack, noise, rng, speechTrack, toInt16, type Track } from './corpus.js';
 
 const RATE = 8000;
-const FS = (RATE * FRAME_MS) / 1000;
 const agent = agentTrack(RATE);
 const ref = toInt16(agent.pcm);
 const FULL_SCALE = 32768;
 const gainFor = (dbfs: number, power = 1) => (FULL_SCALE * 10 ** (dbfs / 20)) / Math.sqrt(power);
 
 /** The detector over `mic` with the agent track as reference; when each interruption was raised. */
-function run(mic: Int16Array): number[] {
-  const d = new BargeInDetector({ micRateHz: RATE, refRateHz: RATE, frameMs: FRAME_MS, bargeIn: { minDurationMs: 100 } });
-  const raisedAtMs: number[] = [];
-  const n = Math.floor(Math.min(mic.length, ref.length) / FS);
-  for (let f = 0; f < n; f++) {
-    d.process(mic.subarray(f * FS, (f + 1) * FS), ref.subarray(f * FS, (f + 1) * FS));
-    if (d.events & BargeInEvents.interruption) raisedAtMs.push((f + 1) * FRAME_MS);
-  }
-  return raisedAtMs;
-}
+const run = (mic: Int16Array): number[] => interruptionsAt(mic, ref, { micRateHz: RATE, bargeIn: { minDurationMs: 100 } });
 
 /** Start frames of the agent's utterances that come after `afterMs` of agent speech. */
 function utteranceStarts(afterMs: number): number[] {
@@ -135,13 +125,7 @@ t.test('a caller who speaks from the first frame of the stream is still heard ov
       const cutIn = j >= onset && j < onset + 1.5 * RATE ? g * caller.pcm[j] : 0;
       mic[i] = quiet * floor[i] + hello + cutIn;
     }
-    const d = new BargeInDetector({ micRateHz: RATE, refRateHz: RATE, frameMs: FRAME_MS, bargeIn: { minDurationMs: 100 } });
-    const raisedAtMs: number[] = [];
-    const pcm = toInt16(mic);
-    for (let f = 0; f < Math.floor(pcm.length / FS); f++) {
-      d.process(pcm.subarray(f * FS, (f + 1) * FS), delayedRef.subarray(f * FS, (f + 1) * FS));
-      if (d.events & BargeInEvents.interruption) raisedAtMs.push((f + 1) * FRAME_MS);
-    }
+    const raisedAtMs = interruptionsAt(toInt16(mic), delayedRef, { micRateHz: RATE, bargeIn: { minDurationMs: 100 } });
     const latency = raisedAtMs.map((ms) => ms - cutInMs).find((d) => d >= 0);
     t.ok(latency !== undefined && latency <= 600, `${line}, stream begun ${midMs} ms into a word, agent from ${leadMs} ms: the cut-in over the agent interrupted after ${latency} ms (<= 600)`);
   }

@@ -4,23 +4,14 @@
 // hop even after the delay was found, so a -6/-10 dB path passed as the caller again in the
 // agent's next phrase, and -13 dB at 550 ms (or -10 dB at 350 ms) in the first.
 import t from 'tap';
-import { BargeInDetector, BargeInEvents } from '../../src/audio/native.js';
+import { interruptionsAt } from './barge-in-run.js';
 import { FRAME_MS, agentTrack, echoOf, noise, speechTrack, toInt16 } from './corpus.js';
 
 const DELAYS_MS = [100, 250, 350, 450, 550];
 const LOSSES_DB = [6, 10, 13];
 
-function raised(rateHz: number, mic: Int16Array, ref: Int16Array): number[] {
-  const fs = (rateHz * FRAME_MS) / 1000;
-  const d = new BargeInDetector({ micRateHz: rateHz, refRateHz: rateHz, frameMs: FRAME_MS, bargeIn: { minDurationMs: 100, maxEchoDelayMs: 600 } });
-  const at: number[] = [];
-  const n = Math.floor(Math.min(mic.length, ref.length) / fs);
-  for (let f = 0; f < n; f++) {
-    d.process(mic.subarray(f * fs, (f + 1) * fs), ref.subarray(f * fs, (f + 1) * fs));
-    if (d.events & BargeInEvents.interruption) at.push((f + 1) * FRAME_MS);
-  }
-  return at;
-}
+const raised = (rateHz: number, mic: Int16Array, ref: Int16Array): number[] =>
+  interruptionsAt(mic, ref, { micRateHz: rateHz, bargeIn: { minDurationMs: 100, maxEchoDelayMs: 600 } });
 
 for (const rateHz of [16000, 8000]) {
   const agent = agentTrack(rateHz);

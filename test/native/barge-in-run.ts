@@ -1,0 +1,26 @@
+// A barge-in detector run over a whole mic track with the agent's audio as reference, for the
+// barge-in tests: when each interruption was raised.
+import { BargeInDetector, BargeInEvents, type BargeInOptions } from '../../src/audio/native.js';
+import { FRAME_MS } from './corpus.js';
+
+export interface RunOptions {
+  micRateHz: number;
+  /** The reference's rate (default: the mic's). */
+  refRateHz?: number;
+  bargeIn: BargeInOptions;
+}
+
+/** Stream times (ms, end of the frame) at which `interruption` was raised, over the shorter track. */
+export function interruptionsAt(mic: Int16Array, ref: Int16Array, o: RunOptions): number[] {
+  const refRateHz = o.refRateHz ?? o.micRateHz;
+  const fs = (o.micRateHz * FRAME_MS) / 1000;
+  const rfs = (refRateHz * FRAME_MS) / 1000;
+  const d = new BargeInDetector({ micRateHz: o.micRateHz, refRateHz, frameMs: FRAME_MS, bargeIn: o.bargeIn });
+  const at: number[] = [];
+  const n = Math.floor(Math.min(mic.length / fs, ref.length / rfs));
+  for (let f = 0; f < n; f++) {
+    d.process(mic.subarray(f * fs, (f + 1) * fs), ref.subarray(f * rfs, (f + 1) * rfs));
+    if (d.events & BargeInEvents.interruption) at.push((f + 1) * FRAME_MS);
+  }
+  return at;
+}
