@@ -26,8 +26,9 @@ class EchoCancelStage {
   // the band powers of what it left, never more than micBands per band, and returns true.
   bool Hop(const int16_t* mic, const int16_t* ref, const float* micBands, int delayHops, bool agent,
            bool audible, bool fired, float* left);
-  // The hop Hop() ran on may be judged on `left` against the echo bound times credit() (see the .cc).
-  bool Credited(const float* micBands, const float* left, const float* expectedEcho) const;
+  // The hop Hop() ran on may be judged on `left` against the echo bound times credit() (see the
+  // .cc); the echo expected per band is echoGain times echoRef (the reference at the delay).
+  bool Credited(const float* micBands, const float* left, const float* echoGain, const float* echoRef) const;
   // The credit learns from a hop Hop() ran on where the caller was judged silent, in the bands
   // where the reference at the delay (echoRef) was loud and the mic heard it.
   void LearnCredit(bool quiet, const float* micBands, const float* left, const float* echoRef,

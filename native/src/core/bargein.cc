@@ -360,7 +360,7 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
   }
   for (int b = 0; b < kBands; ++b) extra[b] = margin_ * (echoSeen_ ? erl_[b] * sel[b] : capped[b]);
   refActiveHops_ = refAct >= 2 ? 30 : std::max(0, refActiveHops_ - 1);
-  {
+  if (cancelEcho_) {
     // The canceller runs while an echo the mic can hear may be on the line (kAecAudible).
     float echo = 0, floor = 0;
     for (int b = 0; b < kBands; ++b) { echo += erl_[b] * sel[b]; floor += micFloor[b]; }
@@ -370,9 +370,7 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
   // Credited), against the echo bound times what it is known to leave of the echo; otherwise on
   // the mic as heard.
   const bool cancelled = judged != mic;
-  float expected[kBands];
-  for (int b = 0; b < kBands; ++b) expected[b] = erl_[b] * sel[b];
-  const bool credited = cancelled && jumpHops_ < 2 && canceller_.Credited(mic, judged, expected);
+  const bool credited = cancelled && jumpHops_ < 2 && canceller_.Credited(mic, judged, erl_, sel);
   const float* heard = credited ? judged : mic;
   float bound[kBands];
   for (int b = 0; b < kBands; ++b) bound[b] = credited ? extra[b] * canceller_.credit()[b] : extra[b];

@@ -108,11 +108,13 @@ bool EchoCancelStage::Hop(const int16_t* mic, const int16_t* ref, const float* m
 // share smoothed over 200 ms (and 2 false interruptions over jumps). (A test that what it left
 // does not have the reference's shape at the delay took no false interruption on the tuning half
 // and cost held-out carrier callers two misses.)
-bool EchoCancelStage::Credited(const float* micBands, const float* left, const float* expectedEcho) const {
+bool EchoCancelStage::Credited(const float* micBands, const float* left, const float* echoGain,
+                               const float* echoRef) const {
   float kept = 0, all = 0, heard = 0, leftOver = 0;
   for (int b = 0; b < kBands; ++b) {
-    kept += credit_[b] * expectedEcho[b];
-    all += expectedEcho[b];
+    const float echo = echoGain[b] * echoRef[b];
+    kept += credit_[b] * echo;
+    all += echo;
     heard += micBands[b];
     leftOver += left[b];
   }
