@@ -20,8 +20,9 @@ struct BargeInOptions {
   float echoMarginDb = 6.0f;   // headroom above the learned echo return loss
   int gapMs = 120;             // pause that resets the duration counter
   // Filter length of the sample-domain echo canceller (ms, 0: off, up to 64; see EchoCancelStage).
-  // Off by default: it took 30+ dB of echo on simulated lines but nothing on the live benchmark's
-  // (docs/benchmarks-turns.md, round 11), and costs 10 us per 20 ms frame at 16 kHz.
+  // Off by default: it takes 30+ dB of echo on simulated lines and a median 18 dB on a live one,
+  // but has not yet changed a live cut-in (docs/benchmarks-turns.md, round 11), and costs 10 us
+  // per 20 ms frame at 16 kHz.
   int echoCancellerMs = 0;
 };
 
