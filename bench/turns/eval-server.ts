@@ -6,7 +6,9 @@
 // whether the agent was audible), every `interrupted` / `clear` it sent, and every STT commit.
 // On command it stalls its own event loop at random intervals (the `stalls` load variant).
 import { randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { MediaChannel } from '../../src/audio/native.js';
 import { loadConfig } from '../../src/config/env.js';
 import { createContext } from '../../src/context.js';
 import { CascadeCall, type AdapterFactory, type InterruptionOptions } from '../../src/conversation/index.js';
@@ -20,6 +22,7 @@ import { startMediaNode } from '../../src/roles/media.js';
 import { Keyring } from '../../src/shared/crypto/keyring.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { synth } from './eval-audio.js';
+import { recordTape } from './channel-tape.js';
 import { HALVES, MATERIAL, type Half } from './eval-set.js';
 import { StallInjector, StallMonitor, type StallReport } from './stalls.js';
 
@@ -169,11 +172,13 @@ const factory: AdapterFactory = (stages) => ({
 
 interface Hookable {
   config?: { sessionId?: string };
-  shell: { signal: AbortSignal; send(frame: { type: string }): void; clearPlayback(): void };
+  shell: { signal: AbortSignal; line: { channel: MediaChannel }; send(frame: { type: string }): void; clearPlayback(): void };
   turnStarted(turn: { kind: string }): void;
   hear(f: { events: number; now: number; agentAudible: boolean; bargeIn: boolean }): void;
 }
 
+/** BENCH_TAPES=dir: every call's barge-in input on tape there, `<session id>.tape` (channel-tape.ts). */
+const TAPES = process.env.BENCH_TAPES;
 const interruption = process.env.BENCH_INTERRUPTION ? (JSON.parse(process.env.BENCH_INTERRUPTION) as Partial<InterruptionOptions>) : undefined;
 const nodeId = randomUUID();
 const server = await startMediaNode(ctx, {
@@ -190,6 +195,10 @@ const server = await startMediaNode(ctx, {
       const c = call as unknown as Hookable;
       const sid = c.config?.sessionId ?? 'unknown';
       sessionOf.set(c.shell.signal, sid);
+      if (TAPES) {
+        const tape = recordTape(c.shell.line.channel, join(TAPES, `${sid}.tape`), () => epoch(performance.now()));
+        c.shell.signal.addEventListener('abort', () => tape.end());
+      }
       const turnStarted = c.turnStarted.bind(call);
       c.turnStarted = (turn) => {
         log.turns.push([sid, epoch(performance.now()), turn.kind]);

@@ -306,8 +306,11 @@ export class MediaChannel extends Facade<RawMediaChannel> {
   /** Caller-speech (echo-removed) probability of each output frame. */
   readonly callerProbabilities = this.n.callerProbabilities;
   readonly frameSamples = this.n.frameSamples;
+  /** The options it was built with (a benchmark's tape replays a call through a channel built alike). */
+  readonly options: Readonly<MediaChannelOptions>;
   constructor(o: MediaChannelOptions) {
     super(build('MediaChannel', o, optionSpecs.MediaChannel, (v) => new addon.MediaChannel(numbered(v))));
+    this.options = o;
   }
   /** Returns frames produced; throws NativeError (ODD_LENGTH, OVERSIZED) on bad input. */
   process(message: PcmMessage): number { return check(this.n.process(message)); }

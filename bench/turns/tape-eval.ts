@@ -1,0 +1,101 @@
+// npx tsx bench/turns/tape-eval.ts <tapes dir> <dump.json> — the barge-in detector scored on the
+// taped live calls of a `bench:turns` run (BENCH_TAPES=dir BENCH_EVAL_DUMP=dump.json): each call's
+// tape is played through a fresh channel (channel-tape.ts) and its interruptions are scored against
+// what the caller said in that run. With the build and options of the run it reproduces the live
+// detector (the check line); with another build (run it from that checkout) or TAPE_BARGE_IN
+// (JSON BargeInOptions overrides, e.g. '{"echoCancellerMs":32}') it tells what that would have done
+// on the same calls. Until the first interruption that differs from the live one the input is
+// exactly what the changed detector would have heard; after it, the agent in the tape stops
+// when it stopped live.
+//
+// Scored as eval-summary.ts does, on the detector alone: a trial (a cut-in in the first 300 ms of
+// an agent utterance) is hit by the first interruption from its start to 3 s after its onset (or
+// the caller's next words), latency from the onset; an interruption while the agent speaks and
+// the caller has been silent for 500 ms is false, per 10 minutes of such agent speech.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { EvalCall } from './eval-set.js';
+import { lineGroup } from './eval-set.js';
+import type { EvalPhase } from './eval-summary.js';
+import { playTape } from './channel-tape.js';
+
+const HIT_WINDOW_MS = 3000;
+const [dir, dumpPath] = process.argv.slice(2);
+if (!dir || !dumpPath) throw new Error('usage: tape-eval.ts <tapes dir> <dump.json>');
+const phases = JSON.parse(readFileSync(dumpPath, 'utf8')) as EvalPhase[];
+const overrides = process.env.TAPE_BARGE_IN ? JSON.parse(process.env.TAPE_BARGE_IN) : {};
+const verbose = process.env.TAPE_VERBOSE === '1';
+
+interface Tally { latencies: number[]; quietMs: number; falses: number }
+const tallies = new Map<string, Tally>();
+const tally = (key: string) => tallies.get(key) ?? (tallies.set(key, { latencies: [], quietMs: 0, falses: 0 }), tallies.get(key)!);
+let liveEvents = 0;
+let reproduced = 0;
+let missingTapes = 0;
+
+for (const phase of phases) {
+  const calls = new Map<string, EvalCall>(phase.calls.map((c) => [c.id, c]));
+  for (const r of phase.results) {
+    const path = join(dir, `${r.sessionId}.tape`);
+    const call = calls.get(r.id);
+    if (!call || !existsSync(path)) { missingTapes++; continue; }
+    const play = playTape(path, overrides);
+    const live = phase.server.log.events.filter(([sid, , ev]) => sid === r.sessionId && ev & 4).map(([, t]) => t);
+    liveEvents += live.length;
+    reproduced += live.filter((t) => play.interruptions.some((f) => Math.abs(f - t) < 1)).length;
+
+    const said = r.said;
+    const group = `${phase.load} ${call.half} ${call.path}`;
+    const byLine = `${group} ${lineGroup(call.line)}`;
+    const fires = play.interruptions;
+    const used = new Set<number>();
+    const row: string[] = [];
+    for (const s of said.filter((x) => x.kind === 'barge')) {
+      const onset = s.onsetAt || s.startAt;
+      const next = said.find((x) => x.startAt > s.startAt);
+      const end = Math.min(onset + HIT_WINDOW_MS, next ? next.startAt : Infinity);
+      const hit = fires.findIndex((t, j) => !used.has(j) && t >= s.startAt - 20 && t <= end);
+      if (hit >= 0) used.add(hit);
+      if ((s.window ?? 'first300') !== 'first300') continue;
+      const ms = hit >= 0 ? fires[hit] - onset : Infinity;
+      tally(group).latencies.push(ms);
+      tally(byLine).latencies.push(ms);
+      row.push(Number.isFinite(ms) ? String(Math.round(ms)) : 'miss');
+    }
+    const speaking = (t: number, pad: number) => said.some((s) => t >= s.startAt && t <= (s.doneAt || s.startAt + 5000) + pad);
+    for (const [j, t] of fires.entries()) {
+      if (used.has(j) || speaking(t, 500)) continue;
+      if (!r.runs.some(([a, b]) => t >= a && t <= b + 300)) continue;
+      tally(group).falses++;
+      tally(byLine).falses++;
+    }
+    // Agent speech with the caller silent (as eval-summary.ts counts exposure).
+    for (const [a, b] of r.runs) {
+      let pieces: [number, number][] = [[a, b + 20]];
+      for (const s of said) {
+        const from = s.startAt;
+        const to = (s.doneAt || s.startAt) + 300;
+        pieces = pieces.flatMap(([x, y]): [number, number][] => (to <= x || from >= y ? [[x, y]] : ([[x, Math.min(y, from)], [Math.max(x, to), y]] as [number, number][]).filter(([p, q]) => q > p)));
+      }
+      const ms = pieces.reduce((n, [x, y]) => n + (y - x), 0);
+      tally(group).quietMs += ms;
+      tally(byLine).quietMs += ms;
+    }
+    if (verbose) console.log(`${r.id} ${lineGroup(call.line)}: ${row.join(' ')}`);
+  }
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
+};
+const ms = (v: number) => (Number.isNaN(v) ? '-' : Number.isFinite(v) ? String(Math.round(v)) : 'miss');
+console.log(`tapes: ${liveEvents ? `${reproduced} of ${liveEvents} live detector interruptions at the same frame` : 'no live detector interruptions'}${missingTapes ? `; ${missingTapes} calls without a tape` : ''}${Object.keys(overrides).length ? `; overrides ${JSON.stringify(overrides)}` : ''}`);
+console.log('group                                   trials  miss   p50   p90   p95    max  >150  >400  false/10min (n, agent min)');
+for (const [key, t] of [...tallies].sort(([a], [b]) => a.localeCompare(b))) {
+  const l = t.latencies;
+  const per10 = t.quietMs ? (t.falses / t.quietMs) * 600000 : 0;
+  console.log(
+    `${key.padEnd(38)} ${String(l.length).padStart(6)} ${String(l.filter((x) => !Number.isFinite(x)).length).padStart(5)} ${ms(pct(l, 50)).padStart(5)} ${ms(pct(l, 90)).padStart(5)} ${ms(pct(l, 95)).padStart(5)} ${ms(l.length ? Math.max(...l) : NaN).padStart(6)} ${String(l.filter((x) => x > 150).length).padStart(5)} ${String(l.filter((x) => x > 400).length).padStart(5)}  ${per10.toFixed(1).padStart(5)} (${t.falses}, ${(t.quietMs / 60000).toFixed(1)})`,
+  );
+}
