@@ -13,6 +13,7 @@
         "native/src/core/vad.cc",
         "native/src/core/echo_canceller.cc",
         "native/src/core/echo_cancel_stage.cc",
+        "native/src/core/waveform_lag.cc",
         "native/src/core/bargein.cc",
         "native/src/core/channel.cc",
         "native/src/core/echo_chain.cc",

@@ -10,7 +10,7 @@
 import t from 'tap';
 import { Resampler } from '../../src/audio/native.js';
 import { interruptionsAt } from './barge-in-run.js';
-import { FRAME_MS, agentTrack, echoOf, noise, speechTrack, toInt16 } from './corpus.js';
+import { agentTrack, echoOf, loudPower, noise, speechTrack, toInt16 } from './corpus.js';
 
 const DELAY_MS = 310;
 const LOSS_DB = 9;
@@ -18,20 +18,6 @@ const UNDER_ECHO_DB = 4;
 
 const raised = (rateHz: number, mic: Int16Array, ref: Int16Array, refRateHz = rateHz): number[] =>
   interruptionsAt(mic, ref, { micRateHz: rateHz, refRateHz, bargeIn: { minDurationMs: 100, maxEchoDelayMs: 600, echoCancellerMs: 32 } });
-
-/** Mean power of x over the frames where it is within 20 dB of its loudest frame. */
-function loudPower(x: Float32Array, rateHz: number): number {
-  const fs = (rateHz * FRAME_MS) / 1000;
-  const frames: number[] = [];
-  for (let f = 0; (f + 1) * fs <= x.length; f++) {
-    let e = 0;
-    for (let i = f * fs; i < (f + 1) * fs; i++) e += x[i] * x[i];
-    frames.push(e / fs);
-  }
-  const top = Math.max(...frames);
-  const loud = frames.filter((e) => e >= top / 100);
-  return loud.reduce((s, e) => s + e, 0) / loud.length;
-}
 
 for (const rateHz of [16000, 8000]) {
   const agent = agentTrack(rateHz);

@@ -326,6 +326,20 @@ export function toInt16(x: Float32Array): Int16Array {
   return Int16Array.from(x, (v) => Math.max(-32768, Math.min(32767, Math.round(v))));
 }
 
+/** Mean power of x over the frames where it is within 20 dB of its loudest frame (a talker's level). */
+export function loudPower(x: Float32Array, rateHz: number): number {
+  const fs = (rateHz * FRAME_MS) / 1000;
+  const frames: number[] = [];
+  for (let f = 0; (f + 1) * fs <= x.length; f++) {
+    let e = 0;
+    for (let i = f * fs; i < (f + 1) * fs; i++) e += x[i] * x[i];
+    frames.push(e / fs);
+  }
+  const top = Math.max(...frames);
+  const loud = frames.filter((e) => e >= top / 100);
+  return loud.reduce((s, e) => s + e, 0) / loud.length;
+}
+
 /** Delayed, attenuated and slightly low-passed copy of the agent audio (room + handset). */
 export function echoOf(ref: Float32Array, rateHz: number, delayMs: number, attenDb: number): Float32Array {
   const d = Math.round((rateHz * delayMs) / 1000);

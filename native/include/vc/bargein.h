@@ -10,6 +10,7 @@
 #include "vc/echo_cancel_stage.h"
 #include "vc/status.h"
 #include "vc/vad.h"
+#include "vc/waveform_lag.h"
 
 namespace vc {
 
@@ -88,6 +89,12 @@ class BargeInDetector {
   int64_t nowMs_ = 0, runMs_ = 0, quietMs_ = 0, markMs_ = -1, lastMs_ = -1;
   int refActiveHops_ = 0, delayHops_ = -1;
   int jumpLag_ = -10, jumpHops_ = 0;  // a lag the echo seems to have moved to, and for how many hops
+  // Whether the mic's waveform follows the reference at a lag (see WaveFollows), and the last
+  // answer: for which lag, how many hops ago.
+  bool WaveFollows(int lag);
+  WaveformLag wave_;
+  int waveLag_ = -10, waveAge_ = 0;
+  bool waveFollows_ = false;
   bool fired_ = false;
   float excess_ = 0;  // last hop: mic power over (noise background + expected echo)
   // Per-band residual double-talk test (see DoubleTalk in bargein.cc).
