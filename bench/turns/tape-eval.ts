@@ -6,7 +6,8 @@
 // (JSON BargeInOptions overrides, e.g. '{"echoCancellerMs":32}') it tells what that would have done
 // on the same calls. Until the first interruption that differs from the live one the input is
 // exactly what the changed detector would have heard; after it, the agent in the tape stops
-// when it stopped live.
+// when it stopped live. TAPE_ONLY (a regular expression on call ids) and TAPE_LOADS
+// (quiet,cpu,stalls) pick calls; TAPE_VERBOSE=1 lists each call's trial latencies.
 //
 // Scored as eval-summary.ts does, on the detector alone: a trial (a cut-in in the first 300 ms of
 // an agent utterance) is hit by the first interruption from its start to 3 s after its onset (or
@@ -25,6 +26,8 @@ if (!dir || !dumpPath) throw new Error('usage: tape-eval.ts <tapes dir> <dump.js
 const phases = JSON.parse(readFileSync(dumpPath, 'utf8')) as EvalPhase[];
 const overrides = process.env.TAPE_BARGE_IN ? JSON.parse(process.env.TAPE_BARGE_IN) : {};
 const verbose = process.env.TAPE_VERBOSE === '1';
+const only = process.env.TAPE_ONLY ? new RegExp(process.env.TAPE_ONLY) : null;
+const loads = process.env.TAPE_LOADS ? process.env.TAPE_LOADS.split(',') : null;
 
 interface Tally { latencies: number[]; quietMs: number; falses: number }
 const tallies = new Map<string, Tally>();
@@ -34,10 +37,12 @@ let reproduced = 0;
 let missingTapes = 0;
 
 for (const phase of phases) {
+  if (loads && !loads.includes(phase.load)) continue;
   const calls = new Map<string, EvalCall>(phase.calls.map((c) => [c.id, c]));
   for (const r of phase.results) {
     const path = join(dir, `${r.sessionId}.tape`);
     const call = calls.get(r.id);
+    if (only && !only.test(r.id)) continue;
     if (!call || !existsSync(path)) { missingTapes++; continue; }
     const play = playTape(path, overrides);
     const live = phase.server.log.events.filter(([sid, , ev]) => sid === r.sessionId && ev & 4).map(([, t]) => t);
