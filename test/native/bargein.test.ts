@@ -99,6 +99,18 @@ t.test('an echo path that gets 20 dB louder mid-call is learned', async (t) => {
   t.same(r.interruptionsMs.filter((ms) => ms > 10_000), [], 'none once the louder path had 4 s to be learned');
 });
 
+t.test('an echo whose delay jumps mid-call (a jitter buffer playing the rest later), caller silent: no interruptions', async (t) => {
+  // Every 8 s the path is 100-200 ms longer or shorter: the tracker must follow it, through the
+  // waveform check on the new lag (bargein.cc, kWaveFollows). At -6 dB both builds, with and
+  // without that check, raise some here; the sweep's jump lines measure the rest
+  // (docs/benchmarks-turns.md, round 12).
+  const delays = [60, 200, 340, 160, 280, 120];
+  const paths = delays.map((ms) => echoOf(agent.pcm, RATE, ms, 10));
+  const mic = toInt16(agent.pcm.map((_, i) => paths[Math.min(delays.length - 1, Math.floor(i / (8 * RATE)))][i] + 30 * hiss[i]));
+  const r = run(mic, 100);
+  t.same(r.interruptionsMs, [], `${delays.join(' / ')} ms, 8 s each`);
+});
+
 t.test('bursts shorter than minDurationMs never interrupt', async (t) => {
   const n = RATE * 5;
   const mic = new Float32Array(n);

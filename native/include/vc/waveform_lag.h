@@ -19,8 +19,9 @@ class WaveformLag {
   void Reset();
   // One 10 ms hop of each (ref null: silence).
   void Push(const int16_t* mic, const int16_t* ref);
-  // The best |correlation| over the sample lags within a hop of lagHops; 0 if either is silent.
-  float At(int lagHops);
+  // The best |correlation| over the mic's last windowMs (up to 250) and the sample lags within a
+  // hop of lagHops; 0 if either is silent.
+  float At(int lagHops, int windowMs);
 
  private:
   static constexpr int kRate = 4000;

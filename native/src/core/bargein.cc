@@ -53,6 +53,13 @@ constexpr int kJumpHops = 3;        // hops the echo must show at a new lag befo
 // Taped live calls (bench/turns/tape-eval.ts), tuning half, web / carrier: cut-ins over 150 ms
 // 21 / 24 -> 17 / 23, over 400 ms 3 / 5 -> 2 / 5, false interruptions 6 / 2 -> 6 / 1.
 constexpr float kWaveFollows = 0.5f;
+constexpr int kWaveMs = 250;
+// An echo that really moved has filled only the newest part of that window: over the last 100 ms
+// its waveform follows the new lag at 0.6 or more. Sweep (detector-sweep.ts), tuning half, false
+// interruptions over delay jumps, 16 / 8 kHz: round 11 0 / 0, the 250 ms check alone 6 / 4, with
+// this 1 / 3 (the tapes the same either way).
+constexpr int kWaveRecentMs = 100;
+constexpr float kWaveRecentFollows = 0.6f;
 constexpr int kWaveRecheckHops = 5;  // an answer holds for a lag (+-1) this long
 // Envelope test before the first delay is trusted (see HopProbability): echo's level follows the
 // reference's at the echo lag hop by hop (syllables); an independent caller's does not, whatever
@@ -196,7 +203,7 @@ void BargeInDetector::Reset() {
 
 bool BargeInDetector::WaveFollows(int lag) {
   if (std::abs(lag - waveLag_) > 1 || waveAge_ >= kWaveRecheckHops) {
-    waveFollows_ = wave_.At(lag) >= kWaveFollows;
+    waveFollows_ = wave_.At(lag, kWaveMs) >= kWaveFollows || wave_.At(lag, kWaveRecentMs) >= kWaveRecentFollows;
     waveLag_ = lag;
     waveAge_ = 0;
   }

@@ -86,29 +86,31 @@ float Dot(const float* a, const float* b, int n) {
 }
 }  // namespace
 
-float WaveformLag::At(int lagHops) {
+float WaveformLag::At(int lagHops, int windowMs) {
+  const int w = std::max(kHop, std::min(kWindow, windowMs * kRate / 1000));
   // Linear copies of the two windows, shared by the thread's channels (At() is rare).
   thread_local std::vector<float> micWin(kWindow), refWin(kWindow + 2 * kHop);
   lagHops = std::max(0, std::min(lagHops, maxLagHops_));
   // The mic's last kWindow samples, oldest first (micHead_ is the oldest).
   std::copy(mic_.begin() + micHead_, mic_.end(), micWin.begin());
   std::copy(mic_.begin(), mic_.begin() + micHead_, micWin.begin() + (kWindow - micHead_));
-  const float mm = Dot(micWin.data(), micWin.data(), kWindow);
+  const float* mw = micWin.data() + (kWindow - w);  // the newest w samples
+  const float mm = Dot(mw, mw, w);
   if (mm <= 0) return 0;
   // The reference from (lag + 1 hop + window) to (lag - 1 hop) samples ago, oldest first: at
   // offset j it lines the mic window up with the reference (lag + 1 hop - j) samples earlier.
   const int lo = std::max(0, lagHops - 1) * kHop, hi = (lagHops + 1) * kHop;
-  const int span = kWindow + hi - lo;
-  const int from = (refHead_ - hi - kWindow + 2 * refLen_) % refLen_;
+  const int span = w + hi - lo;
+  const int from = (refHead_ - hi - w + 2 * refLen_) % refLen_;
   const int first = std::min(span, refLen_ - from);
   std::copy(ref_.begin() + from, ref_.begin() + from + first, refWin.begin());
   std::copy(ref_.begin(), ref_.begin() + (span - first), refWin.begin() + first);
-  float rr = Dot(refWin.data(), refWin.data(), kWindow);
+  float rr = Dot(refWin.data(), refWin.data(), w);
   float best = 0;
   for (int j = 0;; ++j) {
-    if (rr > 0) best = std::max(best, std::abs(Dot(micWin.data(), refWin.data() + j, kWindow)) / std::sqrt(mm * rr));
+    if (rr > 0) best = std::max(best, std::abs(Dot(mw, refWin.data() + j, w)) / std::sqrt(mm * rr));
     if (j == hi - lo) break;
-    rr += refWin[j + kWindow] * refWin[j + kWindow] - refWin[j] * refWin[j];  // slide the window's energy
+    rr += refWin[j + w] * refWin[j + w] - refWin[j] * refWin[j];  // slide the window's energy
   }
   return best;
 }
