@@ -222,17 +222,7 @@ function analysePhase(ph: EvalPhase) {
     const said = r.said.filter((s) => s.startAt > 0);
     const speaking = (t: number, padMs: number) => said.some((s) => t >= s.startAt && t <= (s.doneAt || s.startAt + 5000) + padMs);
 
-    // Agent speech with the caller silent: the runs minus the caller's speech (and 300 ms after it).
-    const quietRuns: [number, number][] = [];
-    for (const [a, b] of r.runs) {
-      let pieces: [number, number][] = [[a, b + 20]];
-      for (const s of said) {
-        const from = s.startAt;
-        const to = (s.doneAt || s.startAt) + 300;
-        pieces = pieces.flatMap(([x, y]): [number, number][] => (to <= x || from >= y ? [[x, y]] : ([[x, Math.min(y, from)], [Math.max(x, to), y]] as [number, number][]).filter(([p, q]) => q > p)));
-      }
-      quietRuns.push(...pieces);
-    }
+    const quietRuns = callerSilentRuns(r.runs, said);
     const heardBefore = (t: number) => quietRuns.reduce((n, [a, b]) => n + Math.max(0, Math.min(b, t) - a), 0);
 
     // Barge-in trials, in order. A trial's window ends 3 s after its onset, or when the caller says something else.
@@ -400,6 +390,21 @@ function pauseStats(ps: PauseResult[]) {
 function countBy<T>(xs: T[], key: (x: T) => string): Record<string, number> {
   const out: Record<string, number> = {};
   for (const x of xs) out[key(x)] = (out[key(x)] ?? 0) + 1;
+  return out;
+}
+
+/** Agent speech with the caller silent: the agent's runs minus the caller's speech and 300 ms after it. */
+export function callerSilentRuns(runs: readonly (readonly number[])[], said: readonly { startAt: number; doneAt: number }[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const [a, b] of runs) {
+    let pieces: [number, number][] = [[a, b + 20]];
+    for (const s of said) {
+      const from = s.startAt;
+      const to = (s.doneAt || s.startAt) + 300;
+      pieces = pieces.flatMap(([x, y]): [number, number][] => (to <= x || from >= y ? [[x, y]] : ([[x, Math.min(y, from)], [Math.max(x, to), y]] as [number, number][]).filter(([p, q]) => q > p)));
+    }
+    out.push(...pieces);
+  }
   return out;
 }
 

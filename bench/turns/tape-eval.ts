@@ -17,7 +17,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EvalCall } from './eval-set.js';
 import { lineGroup } from './eval-set.js';
-import type { EvalPhase } from './eval-summary.js';
+import { callerSilentRuns, type EvalPhase } from './eval-summary.js';
 import { playTape } from './channel-tape.js';
 
 const HIT_WINDOW_MS = 3000;
@@ -49,7 +49,7 @@ for (const phase of phases) {
     liveEvents += live.length;
     reproduced += live.filter((t) => play.interruptions.some((f) => Math.abs(f - t) < 1)).length;
 
-    const said = r.said;
+    const said = r.said.filter((s) => s.startAt > 0);
     const group = `${phase.load} ${call.half} ${call.path}`;
     const byLine = `${group} ${lineGroup(call.line)}`;
     const fires = play.interruptions;
@@ -74,18 +74,9 @@ for (const phase of phases) {
       tally(group).falses++;
       tally(byLine).falses++;
     }
-    // Agent speech with the caller silent (as eval-summary.ts counts exposure).
-    for (const [a, b] of r.runs) {
-      let pieces: [number, number][] = [[a, b + 20]];
-      for (const s of said) {
-        const from = s.startAt;
-        const to = (s.doneAt || s.startAt) + 300;
-        pieces = pieces.flatMap(([x, y]): [number, number][] => (to <= x || from >= y ? [[x, y]] : ([[x, Math.min(y, from)], [Math.max(x, to), y]] as [number, number][]).filter(([p, q]) => q > p)));
-      }
-      const ms = pieces.reduce((n, [x, y]) => n + (y - x), 0);
-      tally(group).quietMs += ms;
-      tally(byLine).quietMs += ms;
-    }
+    const ms = callerSilentRuns(r.runs, said).reduce((n, [x, y]) => n + (y - x), 0);
+    tally(group).quietMs += ms;
+    tally(byLine).quietMs += ms;
     if (verbose) console.log(`${r.id} ${lineGroup(call.line)}: ${row.join(' ')}`);
   }
 }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import t from 'tap';
-import { ChannelEvents, MediaChannel } from '../../src/audio/native.js';
+import { ChannelEvents, MediaChannel, type MediaChannelOptions } from '../../src/audio/native.js';
 import { playTape, recordTape } from '../../bench/turns/channel-tape.js';
 import { FRAME_MS, agentTrack, echoOf, speechTrack, toInt16 } from './corpus.js';
 
@@ -50,7 +50,7 @@ function feed(channel: MediaChannel, clock: { ms: number }): number[] {
   return raised;
 }
 
-const options = { inRateHz: RATE, procRateHz: RATE, refRateHz: RATE, frameMs: FRAME_MS, maxMessageBytes: 4096, bargeIn: { minDurationMs: 100, maxEchoDelayMs: 600 } };
+const options: MediaChannelOptions = { inRateHz: RATE, procRateHz: RATE, refRateHz: RATE, frameMs: FRAME_MS, maxMessageBytes: 4096, bargeIn: { minDurationMs: 100, maxEchoDelayMs: 600 } };
 const path = join(dir, 'call.tape');
 const channel = new MediaChannel(options);
 const clock = { ms: 1_000_000 };
