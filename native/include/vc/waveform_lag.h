@@ -1,6 +1,6 @@
 // Whether the mic's waveform follows the agent's (the reference's) at a given echo delay: the
 // normalized cross-correlation of the two, block-averaged to 4 kHz and pre-emphasized, over the
-// mic's last 250 ms and every sample lag within a hop (10 ms) of the delay. An echo keeps the
+// mic's last 250 ms (or less) and every sample lag within a hop (10 ms) of the delay. An echo keeps the
 // waveform: the held-out live calls' paths (band-limited, clipped, mu-law) gave 0.6-0.96 at their
 // delay. A caller does not, however much the shape of their spectrum looks like the agent's,
 // which fools the band-shape delay tracker (bargein.cc): 0.02-0.55 at the lags it matched.
