@@ -7,7 +7,10 @@ import type { BargeInOptions } from '../audio/native.js';
 export interface InterruptionOptions {
   /** Barge-in at all (default true). */
   enabled: boolean;
-  /** Caller speech above the expected echo needed before the agent stops (default 100 ms). */
+  /**
+   * Caller speech above the expected echo needed before the agent stops (default 100 ms); speech
+   * 20 dB over the line's noise and the expected echo together needs 60% of it.
+   */
   minDurationMs: number;
   /** Caller-speech probability threshold (default 0.5). */
   threshold: number;

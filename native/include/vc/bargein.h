@@ -15,7 +15,7 @@
 namespace vc {
 
 struct BargeInOptions {
-  int minDurationMs = 300;     // caller speech needed for an interruption
+  int minDurationMs = 300;     // caller speech needed for an interruption (60% of it when loud: see kStrongExcess)
   float threshold = 0.5f;      // caller-speech probability threshold
   int maxEchoDelayMs = 300;    // longest echo path considered (spec: 20-200 ms)
   float echoMarginDb = 6.0f;   // headroom above the learned echo return loss
@@ -87,6 +87,7 @@ class BargeInDetector {
   bool capTurn_ = false;         // caps learn every other hop
   float margin_ = 4.f;
   int64_t nowMs_ = 0, runMs_ = 0, quietMs_ = 0, markMs_ = -1, lastMs_ = -1;
+  int64_t strongMs_ = 0;  // of runMs_: evidence far over the bar (kStrongExcess)
   int refActiveHops_ = 0, delayHops_ = -1;
   int jumpLag_ = -10, jumpHops_ = 0;  // a lag the echo seems to have moved to, and for how many hops
   // Whether the mic's waveform follows the reference at a lag (see WaveFollows), and the last

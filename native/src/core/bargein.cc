@@ -23,6 +23,13 @@ constexpr float kErlFastDecay = 0.93f;
 // A hop is evidence of the caller only when the microphone is 4.8 dB over the noise background
 // and the expected echo together: music beats and babble peaks pass the likelihood test alone.
 constexpr float kEvidenceExcess = 3.f;
+// Evidence 20 dB over the noise background and the expected echo together interrupts after 60%
+// of minDurationMs: a short first vowel ("Excuse me", "Is there") gave 60-70 ms of such evidence,
+// then its consonants sat under the bar and the echo arrived, delaying the cut-in by 100-300 ms.
+// Taped live calls (bench/turns/tape-eval.ts), tuning half, cut-ins over 150 ms web / carrier
+// 20 / 20 -> 16 / 19, false interruptions the same (15 dB and 60%: +4 over street and echo).
+constexpr float kStrongExcess = 100.f;
+constexpr int kStrongPercent = 60;
 constexpr float kErlCreep = 1.02f;  // per hop (+0.09 dB): slow rises
 // For 300 ms after a delay is first trusted, a hop whose mic has the reference's shape there
 // at twice the double-talk test's bar (echoCorr_ >= 2) raises the gain 0.2 of the way to a
@@ -187,7 +194,7 @@ void BargeInDetector::Reset() {
   for (auto& lag : cap_)
     for (float& c : lag) c = kErlInit;
   head_ = 0;
-  nowMs_ = runMs_ = quietMs_ = 0;
+  nowMs_ = runMs_ = quietMs_ = strongMs_ = 0;
   markMs_ = lastMs_ = -1;
   refActiveHops_ = 0;
   trustedHops_ = 0;
@@ -335,7 +342,14 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
     // lags no longer pulling the mean down that is most hops, and the bound fell back to the
     // window's loudest reference times an erl that a crowd or music had taught, masking callers
     // for the rest of the call (sweep, late in the call, 16 kHz tuning / held-out misses 8 / 13 -> 3 / 9).
+    const int kept = delayHops_;
     delayHops_ = corr_[best] > 0.25f && corr_[best] - mean > 0.1f ? best : echoSeen_ ? delayHops_ : -1;
+    // A trusted delay moves more than a hop only to a lag where the mic's waveform follows the
+    // reference, as a jump must (kWaveFollows): at the start of an utterance, before its echo
+    // arrives, the true lag still holds the silence before it and sinks to the mean, while a
+    // caller talking over the first hops matches their shapes; the bound then followed the
+    // agent's fresh speech and masked the caller (live call "echo 310 ms -9 dB": 681 ms).
+    if (echoSeen_ && kept >= 0 && std::abs(delayHops_ - kept) > 1 && !WaveFollows(delayHops_)) delayHops_ = kept;
     if (delayHops_ >= 0 && !echoSeen_) {
       // The first delay trusted turns the per-lag caps off for the call and blocks the
       // double-talk test: the mic's level must also have followed the reference's there.
@@ -593,7 +607,7 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
   vad_.ProcessFrame(mic, vad);
   const int refHop = ref_.hopSamples();
   float sum = 0;
-  int evidence = 0;
+  int evidence = 0, strong = 0;
   bool dt = false;
   const int micHop = static_cast<int>(frameSamples()) / hops_;
   for (int h = 0; h < hops_; ++h) {
@@ -614,7 +628,11 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
     if (cancelEcho_) canceller_.Judged(hp < 0.3f);
     sum += hp;
     const bool tail = BurstTail();
-    if (!tail && (dtHop_ || (caller_.rawLlr() >= kEvidenceLlr && excess_ >= kEvidenceExcess && overPeak_))) ++evidence;
+    const bool heardOver = caller_.rawLlr() >= kEvidenceLlr && overPeak_;
+    if (!tail && (dtHop_ || (heardOver && excess_ >= kEvidenceExcess))) {
+      ++evidence;
+      if (heardOver && excess_ >= kStrongExcess) ++strong;
+    }
     dt = dt || dtHop_;
   }
   const int frameMs = hops_ * 10;
@@ -629,10 +647,14 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
   // Duration counts only hops that are caller speech on their own evidence,
   // so the smoothed tail of a short loud burst cannot reach minDurationMs.
   if (r->callerSpeech && evidenceMs > 0) {
-    if (runMs_ == 0) markMs_ = frameStart;
+    if (runMs_ == 0) {
+      markMs_ = frameStart;
+      strongMs_ = 0;
+    }
     runMs_ += evidenceMs;
+    strongMs_ += strong * 10;
     quietMs_ = 0;
-    if (!fired_ && runMs_ >= o_.minDurationMs && runMs_ > 0) {
+    if (!fired_ && (runMs_ >= o_.minDurationMs || strongMs_ * 100 >= int64_t{kStrongPercent} * o_.minDurationMs)) {
       fired_ = true;
       lastMs_ = markMs_;
       r->events |= kBargeInInterruption;
