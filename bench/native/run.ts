@@ -381,9 +381,9 @@ if (st) {
 }
 const ch = run('chain') ? chainTiming() : null;
 if (ch) {
-  console.log(`\nChain per 20 ms frame (MediaChannel.process: resample + VAD + barge-in; caller over real echo, agent audio pushed), one timed call per frame, µs median / p99; timer ${ch.timerNs.medianNs.toFixed(0)} ns included`);
+  console.log(`\nChain per 20 ms frame (MediaChannel.process: resample + VAD + barge-in; caller over real echo, agent audio pushed), one timed call per frame, µs median / mean / p99 (the mean is what a call costs; it also takes the machine's hiccups); timer ${ch.timerNs.medianNs.toFixed(0)} ns included`);
   for (const r of ch.configs) {
-    const cell = (b: any) => `${us(b.process.medianNs)} / ${us(b.process.p99Ns)} (push ${us(b.pushReference.medianNs)})`;
+    const cell = (b: any) => `${us(b.process.medianNs)} / ${us(b.process.meanNs)} / ${us(b.process.p99Ns)} (push ${us(b.pushReference.medianNs)})`;
     console.log(`  ${r.inRateHz / 1000}k->${r.procRateHz / 1000}k ref ${r.refRateHz / 1000}k, ${r.ours.process.frames} frames: ours ${cell(r.ours)}${alt ? ` | ${ALT_NAME} ${cell(r[ALT_NAME])}` : ''}`);
   }
 }

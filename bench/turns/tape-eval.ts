@@ -7,16 +7,19 @@
 // on the same calls. Until the first interruption that differs from the live one the input is
 // exactly what the changed detector would have heard; after it, the agent in the tape stops
 // when it stopped live. TAPE_ONLY (a regular expression on call ids) and TAPE_LOADS
-// (quiet,cpu,stalls) pick calls; TAPE_VERBOSE=1 lists each call's trial latencies.
+// (quiet,cpu,stalls) pick calls; TAPE_VERBOSE=1 lists each call's trial latencies; TAPE_TRIALS=file
+// writes every trial as a JSON line (call, line, caller level and voice, onset class, text, the
+// agent turn cut into, agent speech heard before it, latency; null = missed), for comparing two
+// builds trial by trial.
 //
 // Scored as eval-summary.ts does, on the detector alone: a trial (a cut-in in the first 300 ms of
 // an agent utterance) is hit by the first interruption from its start to 3 s after its onset (or
 // the caller's next words), latency from the onset; an interruption while the agent speaks and
 // the caller has been silent for 500 ms is false, per 10 minutes of such agent speech.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EvalCall } from './eval-set.js';
-import { lineGroup } from './eval-set.js';
+import { lineGroup, lineName } from './eval-set.js';
 import { callerSilentRuns, type EvalPhase } from './eval-summary.js';
 import { playTape } from './channel-tape.js';
 
@@ -35,6 +38,8 @@ const tally = (key: string) => tallies.get(key) ?? (tallies.set(key, { latencies
 let liveEvents = 0;
 let reproduced = 0;
 let missingTapes = 0;
+const trialsOut = process.env.TAPE_TRIALS;
+const trialLines: string[] = [];
 
 for (const phase of phases) {
   if (loads && !loads.includes(phase.load)) continue;
@@ -50,6 +55,8 @@ for (const phase of phases) {
     reproduced += live.filter((t) => play.interruptions.some((f) => Math.abs(f - t) < 1)).length;
 
     const said = r.said.filter((s) => s.startAt > 0);
+    const turns = phase.server.log.turns.filter(([sid]) => sid === r.sessionId);
+    const heardBefore = (t: number) => callerSilentRuns(r.runs, said).reduce((n, [a, b]) => n + Math.max(0, Math.min(b, t) - a), 0);
     const group = `${phase.load} ${call.half} ${call.path}`;
     const byLine = `${group} ${lineGroup(call.line)}`;
     const fires = play.interruptions;
@@ -66,6 +73,16 @@ for (const phase of phases) {
       tally(group).latencies.push(ms);
       tally(byLine).latencies.push(ms);
       row.push(Number.isFinite(ms) ? String(Math.round(ms)) : 'miss');
+      if (trialsOut) {
+        const utteranceAt = s.utteranceAt ?? s.startAt;
+        const kind = turns.filter(([, t]) => t <= utteranceAt + 30 && t >= utteranceAt - 1500).at(-1)?.[2] ?? 'unknown';
+        trialLines.push(JSON.stringify({
+          load: phase.load, half: call.half, path: call.path, call: r.id, session: r.sessionId, group: lineGroup(call.line), line: lineName(call.line),
+          level: call.caller.levelDbfs, voice: call.caller.voice, onsetClass: s.onsetClass, text: s.text, kind,
+          offsetMs: Math.round(s.startAt - utteranceAt), heardMs: Math.round(heardBefore(onset)), onsetAt: onset,
+          ms: Number.isFinite(ms) ? Math.round(ms) : null,
+        }));
+      }
     }
     const speaking = (t: number, pad: number) => said.some((s) => t >= s.startAt && t <= (s.doneAt || s.startAt + 5000) + pad);
     for (const [j, t] of fires.entries()) {
@@ -81,6 +98,7 @@ for (const phase of phases) {
   }
 }
 
+if (trialsOut) writeFileSync(trialsOut, trialLines.map((l) => `${l}\n`).join(''));
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
