@@ -84,12 +84,15 @@ const stats = async (p: ChildProcess, gc = false) => {
 };
 
 // `alt` (with BENCH_ALT_TREE=<another checkout>): that checkout's server-ours.ts, against the same
-// database and load, for A/B comparisons of two versions of our server in one run.
-type ServerKind = 'ours' | 'baseline' | 'floor' | 'alt' | 'agent';
+// database and load, for A/B comparisons of two versions of our server in one run. `floor-dsp`:
+// the floor plus the native chain the echo load requires (server-floor-dsp.ts), web only: the
+// least any server doing that work on this socket layer can cost.
+type ServerKind = 'ours' | 'baseline' | 'floor' | 'floor-dsp' | 'alt' | 'agent';
 const SERVERS = (process.env.BENCH_SERVERS ?? (SELF_CHECK ? 'ours,baseline,floor' : AGENT ? 'agent,ours,floor' : 'ours,baseline')).split(',') as ServerKind[];
 const ALT_TREE = process.env.BENCH_ALT_TREE ?? '';
 /** The server list runs this many times per size (interleaved repeats of an A/B). */
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 1);
+if (CARRIER && SERVERS.includes('floor-dsp')) throw new Error('floor-dsp serves web sessions only (BENCH_SERVERS without it for --carrier)');
 
 interface Row {
   server: ServerKind;
@@ -357,6 +360,17 @@ for (const r of rows) {
       `${pad(r.jitter_p50_ms, 12)}${pad(r.jitter_p99_ms, 8)}${pad(r.latency_p50_ms, 13)}${pad(r.latency_p99_ms, 8)}${pad(r.sent_frames, 10)}${pad(r.received_frames, 10)}${pad(r.missing_frames, 9)}${pad(r.late_frames, 9)}` +
       `${pad(r.ring_drops, 12)}${pad(r.server_cpu_percent, 13)}${pad(r.client_cpu_percent, 13)}`,
   );
+}
+// CPU against the bare floor of the same size (means over BENCH_REPEAT runs).
+for (const n of SIZES) {
+  const mean = (s: ServerKind) => {
+    const xs = rows.filter((r) => r.server === s && r.sessions === n).map((r) => r.cpu_ms_per_session_second);
+    return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN;
+  };
+  const floor = mean('floor');
+  if (!(floor > 0)) continue;
+  const others = SERVERS.filter((s, i) => s !== 'floor' && SERVERS.indexOf(s) === i);
+  console.log(`N=${n}: CPU × the bare floor (${round(floor, 3)} ms): ${others.map((s) => `${s} ${round(mean(s) / floor, 2)}×`).join(', ')}`);
 }
 if (SELF_CHECK) {
   console.log(failures ? `\nself-check FAILED in ${failures} of ${rows.length} runs` : `\nself-check passed (${rows.length} runs)`);
