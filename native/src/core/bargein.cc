@@ -27,7 +27,7 @@ constexpr float kEvidenceExcess = 3.f;
 // of minDurationMs: a short first vowel ("Excuse me", "Is there") gave 60-70 ms of such evidence,
 // then its consonants sat under the bar and the echo arrived, delaying the cut-in by 100-300 ms.
 // Taped live calls (bench/turns/tape-eval.ts), tuning half, cut-ins over 150 ms web / carrier
-// 20 / 20 -> 16 / 19, false interruptions the same (15 dB and 60%: +4 over street and echo).
+// 20 / 20 -> 16 / 19, false interruptions the same (15 dB and 60%: +4 over street, +2 over echo).
 constexpr float kStrongExcess = 100.f;
 constexpr int kStrongPercent = 60;
 constexpr float kErlCreep = 1.02f;  // per hop (+0.09 dB): slow rises
