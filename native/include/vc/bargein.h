@@ -105,6 +105,9 @@ class BargeInDetector {
   // Per band running 90th percentile of the line beyond the echo while none is expected (see LearnHigh).
   void LearnHigh(const float* mic, const float* sel);
   float high_[kBands];
+  // The same two levels of the line's total over the bands (see LoudLineBar).
+  float peakTotal_ = 0, highTotal_ = 0;
+  float LoudLineBar() const;
   // The line far under one of its levels (peak_, high_) for a while restarts it from there (see
   // RestartLevels).
   struct FarRun {
@@ -112,7 +115,7 @@ class BargeInDetector {
     float max[kBands];     // per band, its loudest hop meanwhile
   };
   void RestartLevels(const float* mic, const float* sel);
-  static void RestartLevel(const float* x, float* level, FarRun& run);
+  static bool RestartLevel(const float* x, float* level, FarRun& run);
   float FloorSum() const;
   FarRun highFar_, peakFar_;
   float peakFloor_ = 0;  // the scorer's floor (sum over bands) when peak_ last rose
