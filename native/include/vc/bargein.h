@@ -84,6 +84,7 @@ class BargeInDetector {
   bool echoSeen_ = false;        // a delay was trusted once: the caps are off for the call
   int firstLag_ = -1;            // the first delay trusted, in hops
   int trustedHops_ = 0;          // hops since a delay was first trusted (counts to kErlFirstHops)
+  int matureHops_ = 0;  // hops of the agent's speech since a delay was first trusted (see kErlMatureHops)
   bool capTurn_ = false;         // caps learn every other hop
   float margin_ = 4.f;
   int64_t nowMs_ = 0, runMs_ = 0, quietMs_ = 0, markMs_ = -1, lastMs_ = -1;
