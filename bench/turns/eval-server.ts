@@ -6,6 +6,7 @@
 // whether the agent was audible), every `interrupted` / `clear` it sent, and every STT commit.
 // On command it stalls its own event loop at random intervals (the `stalls` load variant).
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { MediaChannel } from '../../src/audio/native.js';
@@ -179,6 +180,7 @@ interface Hookable {
 
 /** BENCH_TAPES=dir: every call's barge-in input on tape there, `<session id>.tape` (channel-tape.ts). */
 const TAPES = process.env.BENCH_TAPES;
+if (TAPES) mkdirSync(TAPES, { recursive: true });  // a missing directory failed the whole run at its first call
 const interruption = process.env.BENCH_INTERRUPTION ? (JSON.parse(process.env.BENCH_INTERRUPTION) as Partial<InterruptionOptions>) : undefined;
 const nodeId = randomUUID();
 const server = await startMediaNode(ctx, {
