@@ -73,6 +73,7 @@ class BargeInDetector {
   float refStep_[kMaxHist];        // per ring row: sign of that hop's reference level change (0: < 1.5 dB or silence)
   float env_[kMaxHist];            // per lag: smoothed agreement of the mic's level changes with the reference's there
   float refLog_ = 0, micLog_ = 0;  // last hop's log2 energies (reference, mic)
+  bool micFell_ = false;           // the mic's level fell over kCreditFallLog2 since the last hop
   // Per hop of the last 100 ms: the mic's log2 energy where it was far over the bound (see BurstTail).
   static constexpr int kBurstHops = 10;
   static constexpr float kNoBurst = -100.f;
@@ -89,6 +90,7 @@ class BargeInDetector {
   float margin_ = 4.f;
   int64_t nowMs_ = 0, runMs_ = 0, quietMs_ = 0, markMs_ = -1, lastMs_ = -1;
   int64_t strongMs_ = 0;  // of runMs_: evidence far over the bar (kStrongExcess)
+  float creditMs_ = 0;    // runMs_ weighted by how far each hop is over the bar (EvidenceWeight)
   int refActiveHops_ = 0, delayHops_ = -1;
   int jumpLag_ = -10, jumpHops_ = 0;  // a lag the echo seems to have moved to, and for how many hops
   // Whether the mic's waveform follows the reference at a lag (see WaveFollows), and the last
