@@ -8,8 +8,9 @@ export interface InterruptionOptions {
   /** Barge-in at all (default true). */
   enabled: boolean;
   /**
-   * Caller speech above the expected echo needed before the agent stops (default 100 ms); speech
-   * 20 dB over the line's noise and the expected echo together needs 60% of it.
+   * Caller speech above the expected echo needed before the agent stops (default 100 ms). Speech
+   * further over the line's noise and the expected echo together counts for more of it: at 20 dB
+   * over, 60% of it stops the agent (a short loud first vowel).
    */
   minDurationMs: number;
   /** Caller-speech probability threshold (default 0.5). */
