@@ -9,7 +9,8 @@
 // its first hop and must still raise nothing.
 import t from 'tap';
 import { interruptionsAt } from './barge-in-run.js';
-import { agentTrack, loudPower, noise, speak, toInt16 } from './corpus.js';
+import { agentTrack, noise, toInt16 } from './corpus.js';
+import { noisyCutIn } from './noisy-caller.js';
 
 const VOICES = ['en-us+m3', 'en-gb+f3', 'en-us+f4'];
 const TEXTS = ['Actually, can we start over?', 'Excuse me, I did not catch that.', 'Is there a cheaper option?', 'Um, one quick question.'];
@@ -46,18 +47,7 @@ for (const rateHz of [16000, 8000]) {
     const line = noise(kind, agent.pcm.length, rateHz, 23);
     t.test(`${rateHz / 1000} kHz, a caller ${SNR_DB} dB over ${kind} noise opens with a short vowel`, async (t) => {
       const ms = VOICES.flatMap((voice, v) => TEXTS.map((text, k) => {
-        const speech = Float32Array.from(speak(text, voice, rateHz));
-        const g = Math.sqrt((NOISE_RMS ** 2 * 10 ** (SNR_DB / 10)) / loudPower(speech, rateHz));
-        let first = 0;
-        while (Math.abs(g * speech[first]) < 300) first++;
-        const at = Math.round(((agent.onsetsMs[2 + ((k + v) % 4)] + CUT_INTO_PHRASE_MS) * rateHz) / 1000);
-        // The agent is heard only through the reference: no echo on this line.
-        const mic = toInt16(Float32Array.from(line, (n, i) => {
-          const j = i - at + first;
-          return NOISE_RMS * n + (j >= 0 && j < speech.length ? g * speech[j] : 0);
-        }));
-        const atMs = (at / rateHz) * 1000;
-        const fired = interruptionsAt(mic, ref, { micRateHz: rateHz, bargeIn: OPTIONS }).map((x) => x - atMs);
+        const fired = noisyCutIn({ rateHz, agent, ref, line, noiseRms: NOISE_RMS, snrDb: SNR_DB, voice, text, phrase: 2 + ((k + v) % 4), cutIntoMs: CUT_INTO_PHRASE_MS });
         return fired.find((d) => d >= -20) ?? Infinity;
       }));
       const sorted = [...ms].sort((a, b) => a - b);
