@@ -91,6 +91,10 @@ class BargeInDetector {
   int64_t nowMs_ = 0, runMs_ = 0, quietMs_ = 0, markMs_ = -1, lastMs_ = -1;
   int64_t strongMs_ = 0;  // of runMs_: evidence far over the bar (kStrongExcess)
   float creditMs_ = 0;    // runMs_ weighted by how far each hop is over the bar (EvidenceWeight)
+  // The run's loudest evidence hop (log2 energy, as micLog_) and how many evidence hops after the
+  // run's first it came (see kCreditRampHops).
+  float runPeakLog_ = 0;
+  int runHops_ = 0, runPeakAt_ = 0;
   int refActiveHops_ = 0, delayHops_ = -1;
   int jumpLag_ = -10, jumpHops_ = 0;  // a lag the echo seems to have moved to, and for how many hops
   // Whether the mic's waveform follows the reference at a lag (see WaveFollows), and the last
