@@ -39,9 +39,13 @@ class SpeechScorer {
   float rawLlr() const { return raw_; }  // unsmoothed evidence of the last hop
   int hops() const { return hops_; }
   const float* background() const { return bg_; }
+  // After the warm-up, on a hop that looks like speech, the floor rises at most this factor
+  // (power; 0: no limit, as the VAD's own scorer). Kept across Reset.
+  void LimitSpeechRise(float factor) { speechRise_ = factor; }
 
  private:
   float floor_[kBands] = {0}, clean_[kBands] = {0};
+  float speechRise_ = 0;
   // Background level per band: a running quantile of the band power (steps up and down by
   // fixed factors), sits near a third of the recent level distribution. For stationary noise
   // it is close to the floor; over babble it is near the crowd's typical level, far above its

@@ -147,6 +147,8 @@ float SpeechScorer::Score(const float* e, const float* extra) {
   // Noise floor: follow down quickly, up fast only when this hop looks like noise.
   // The first 200 ms adapt fast: a stream may start with a filter warm-up or silence.
   const float up = hops_ < kWarmUpHops ? 0.3f : p < 0.3f ? 0.04f : (p < 0.7f ? 0.01f : 0.0015f);
+  // The step is linear in power: a vowel 50 dB over the floor lifts it by ~30 dB in a hop.
+  const bool limitRise = speechRise_ > 0.f && hops_ >= kWarmUpHops && p >= 0.7f;
   // A background that stopped (10 dB down for 200 ms: a crowd does not pause that long) is
   // dropped to the floor, so a quieter caller right after it is not masked for seconds.
   float eTot = 0, bgTot = 0;
@@ -168,6 +170,7 @@ float SpeechScorer::Score(const float* e, const float* extra) {
     const v8f d = eb - fl;
     const v8i dUp = Gt8(d, v8f{});
     fl = Select(dUp & echo, fl, fl + Select(dUp, v8f{} + up, v8f{} + 0.15f) * d);
+    if (limitRise) fl = Min8(fl, LoadU8(floor_ + h) * speechRise_);
     // Never below the 1-1.5 s band minimum, so a floor that started too low recovers.
     const v8f m = Min8(bmin, Min8(LoadU8(slotMin_[0] + h), Min8(LoadU8(slotMin_[1] + h), LoadU8(slotMin_[2] + h))));
     fl = Max8(Max8(fl, m), v8f{} + 1e-3f);
