@@ -80,6 +80,7 @@ class BargeInDetector {
   bool BurstTail();
   float burstLog_[kBurstHops];
   int burstHead_ = 0;
+  float burstDipLog_ = 0;  // the mic's lowest log2 energy since the last burst hop (see kBurstRiseLog2)
   float erl_[kBands];  // learned echo power gain ref -> mic per band
   float cap_[kMaxHist][kBands];  // per lag and band: the most echo gain that lag has shown
   bool echoSeen_ = false;        // a delay was trusted once: the caps are off for the call
