@@ -42,6 +42,8 @@ class SpeechScorer {
   // After the warm-up, on a hop that looks like speech, the floor rises at most this factor
   // (power; 0: no limit, as the VAD's own scorer). Kept across Reset.
   void LimitSpeechRise(float factor) { speechRise_ = factor; }
+  // Every band at the band analyzer's own epsilon: digital zeros, not a line.
+  static bool DigitalSilence(const float* bandPow);
 
  private:
   float floor_[kBands] = {0}, clean_[kBands] = {0};

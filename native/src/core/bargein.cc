@@ -493,6 +493,12 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
     overPeak_ = num >= pk;
   }
   const float p = caller_.Score(heard, bound);
+  // Digital zeros before the stream's first signal (see SpeechScorer::Score) are neither the
+  // caller nor the line nor the echo: nothing learns from them, and they are no evidence.
+  if (leadingSilence_) {
+    dtHop_ = false;
+    return p;
+  }
   if (cancelled) canceller_.LearnCredit(p < 0.3f, mic, judged, sel, micFloor);
   echoCorr_ += 0.4f * (corrNow - echoCorr_);
   dtHop_ = DoubleTalk(mic, micFloor, sel, echoCorr_, p < 0.3f);
@@ -713,6 +719,7 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
     wave_.Push(mic + h * micHop, refNow);
     ++waveAge_;
     const float* bands = vad_.hopBands(h);
+    leadingSilence_ = caller_.hops() == 0 && SpeechScorer::DigitalSilence(bands);
     // Once the band tracker trusts a delay, the echo cancelled there (see EchoCancelStage).
     float left[kBands];
     const bool cancelled = cancelEcho_ && canceller_.Hop(mic + h * micHop, refNow, bands, delayHops_, refActiveHops_ > 0,

@@ -79,6 +79,9 @@ constexpr int kWarmUpHops = 20;  // the first 200 ms: floor and background adapt
 // The stream's first second is scored again once its noise is known 10 dB under its loudest hop.
 constexpr int kLookBackHops = 100;
 constexpr float kLoudOverNoise = 10.f;
+// A band this weak carries no signal: BandAnalyzer adds 1e-3 to every band (logs stay finite on
+// digital zeros), and one LSB of noise gives about 0.1.
+constexpr float kSilentBandPow = 2e-3f;
 
 // ln x for positive normal x: exponent + atanh series of the mantissa in [0.71, 1.41)
 // (|error| < 1e-7 there). Replaces 16 log1p calls per hop (a fifth of the VAD's time).
@@ -94,6 +97,12 @@ inline v8f Ln8(v8f x) {
   return __builtin_convertvector(e, v8f) * 0.69314718f + lnm;
 }
 }  // namespace
+
+bool SpeechScorer::DigitalSilence(const float* bandPow) {
+  for (int b = 0; b < kBands; ++b)
+    if (bandPow[b] > kSilentBandPow) return false;
+  return true;
+}
 
 void SpeechScorer::Reset() {
   std::memset(floor_, 0, sizeof floor_);
@@ -117,6 +126,16 @@ void SpeechScorer::ResumeFrom(const float* floor, const float* background) {
 
 VC_MULTIVERSION
 float SpeechScorer::Score(const float* e, const float* extra) {
+  // A stream's first frames are often digital zeros (a browser's microphone starting, a
+  // carrier's first packets). A floor learned on them sat ~90 dB under the line noise that
+  // followed, which scored as speech until the band minima caught up 1.5 s later: a false
+  // interruption of the greeting on every such start. The warm-up begins with the first hop that
+  // carries a signal. (Zeros later in the call are the line's own floor, as on a line with
+  // silence suppression, and count as before.)
+  if (hops_ == 0 && DigitalSilence(e)) {
+    raw_ = 0;
+    return prob_;
+  }
   if (hops_ == 0) {
     for (int b = 0; b < kBands; ++b) {
       floor_[b] = blockMin_[b] = bg_[b] = e[b];
