@@ -46,7 +46,10 @@ class SpeechScorer {
   static bool DigitalSilence(const float* bandPow);
 
  private:
+  bool HoldOverZeros(bool zeros);
   float floor_[kBands] = {0}, clean_[kBands] = {0};
+  bool holding_ = false;  // zeros after a long signal: the floor holds still (HoldOverZeros)
+  int16_t signalHops_ = 0;  // hops in a row that were not digital zeros, up to kHoldAfterHops
   float speechRise_ = 0;
   // Background level per band: a running quantile of the band power (steps up and down by
   // fixed factors), sits near a third of the recent level distribution. For stationary noise

@@ -493,10 +493,18 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
     overPeak_ = num >= pk;
   }
   const float p = caller_.Score(heard, bound);
-  // Digital zeros before the stream's first signal (see SpeechScorer::Score) are neither the
-  // caller nor the line nor the echo: nothing learns from them, and they are no evidence.
-  if (leadingSilence_) {
+  // Digital zeros (before the stream's first signal, a muted microphone, the gaps of a line with
+  // silence suppression) are neither the caller nor the echo: no evidence, and the echo gain does
+  // not learn that the path is gone (after a mute the echo came back unbounded and passed for
+  // the caller). Once the stream has carried a signal the line's levels follow the zeros down as
+  // before: between words on a line with silence suppression they restart there.
+  if (zeros_) {
     dtHop_ = false;
+    if (caller_.hops() > 0) {
+      if (!fired_ && refActiveHops_ == 0 && runMs_ < kHighRunMs) LearnHigh(mic, sel);
+      RestartLevels(mic, sel);
+      if (!echoSeen_ && (capTurn_ = !capTurn_)) LearnCaps(mic, micFloor, maxRef, extra, newest, p < 0.3f);
+    }
     return p;
   }
   if (cancelled) canceller_.LearnCredit(p < 0.3f, mic, judged, sel, micFloor);
@@ -719,7 +727,7 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
     wave_.Push(mic + h * micHop, refNow);
     ++waveAge_;
     const float* bands = vad_.hopBands(h);
-    leadingSilence_ = caller_.hops() == 0 && SpeechScorer::DigitalSilence(bands);
+    zeros_ = SpeechScorer::DigitalSilence(bands);
     // Once the band tracker trusts a delay, the echo cancelled there (see EchoCancelStage).
     float left[kBands];
     const bool cancelled = cancelEcho_ && canceller_.Hop(mic + h * micHop, refNow, bands, delayHops_, refActiveHops_ > 0,

@@ -79,6 +79,8 @@ constexpr int kWarmUpHops = 20;  // the first 200 ms: floor and background adapt
 // The stream's first second is scored again once its noise is known 10 dB under its loudest hop.
 constexpr int kLookBackHops = 100;
 constexpr float kLoudOverNoise = 10.f;
+// Zeros after this many hops of signal in a row are a muted microphone (see HoldOverZeros).
+constexpr int kHoldAfterHops = 150;
 // A band this weak carries no signal: BandAnalyzer adds 1e-3 to every band (logs stay finite on
 // digital zeros), and one LSB of noise gives about 0.1.
 constexpr float kSilentBandPow = 2e-3f;
@@ -98,6 +100,24 @@ inline v8f Ln8(v8f x) {
 }
 }  // namespace
 
+// Zeros after a line that carried a signal for a while are the microphone muted (the browser
+// client sends zeros while muted), not the line gone quiet: the line that comes back is the one
+// that left, so the floor and background hold still over them. Following them down, the line
+// noise after a 0.5-3 s mute scored as speech until the band minima caught up (a false
+// interruption at 16 and 8 kHz). On a line with silence suppression zeros come between words and
+// teach the floor as before: the words after them must be heard over the zeros, not over the
+// speech. Returns true while holding (the hop is not scored).
+bool SpeechScorer::HoldOverZeros(bool zeros) {
+  if (!zeros) {
+    holding_ = false;
+    if (signalHops_ < kHoldAfterHops) ++signalHops_;
+    return false;
+  }
+  holding_ = holding_ || signalHops_ >= kHoldAfterHops;
+  signalHops_ = 0;
+  return holding_;
+}
+
 bool SpeechScorer::DigitalSilence(const float* bandPow) {
   for (int b = 0; b < kBands; ++b)
     if (bandPow[b] > kSilentBandPow) return false;
@@ -111,6 +131,8 @@ void SpeechScorer::Reset() {
   std::memset(clean_, 0, sizeof clean_);
   smooth_ = prob_ = 0;
   hops_ = 0;
+  signalHops_ = 0;
+  holding_ = false;
   blockHops_ = slot_ = 0;
 }
 
@@ -132,8 +154,15 @@ float SpeechScorer::Score(const float* e, const float* extra) {
   // interruption of the greeting on every such start. The warm-up begins with the first hop that
   // carries a signal. (Zeros later in the call are the line's own floor, as on a line with
   // silence suppression, and count as before.)
-  if (hops_ == 0 && DigitalSilence(e)) {
+  const bool zeros = DigitalSilence(e);
+  if (hops_ == 0 && zeros) {
     raw_ = 0;
+    return prob_;
+  }
+  if (HoldOverZeros(zeros)) {
+    raw_ = 0;
+    smooth_ *= 0.8f;  // the release of a hop with no evidence
+    prob_ = 1.f / (1.f + std::exp(-3.0f * (smooth_ - 0.6f)));
     return prob_;
   }
   if (hops_ == 0) {
