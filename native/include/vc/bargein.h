@@ -131,7 +131,6 @@ class BargeInDetector {
   bool overPeak_ = true;  // last hop: the mic is over the line's peaks plus the echo bound
   int dtHops_ = 0;        // consecutive hops with a residual the echo does not explain
   bool dtHop_ = false;    // last hop: the double-talk test declares the caller
-  bool zeros_ = false;    // this hop's mic is digital zeros (see HopProbability)
 };
 
 }  // namespace vc

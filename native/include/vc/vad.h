@@ -38,12 +38,12 @@ class SpeechScorer {
   const float* floor() const { return floor_; }
   float rawLlr() const { return raw_; }  // unsmoothed evidence of the last hop
   int hops() const { return hops_; }
+  // The last hop was digital zeros after a long signal (a muted microphone): the floor held.
+  bool holding() const { return holding_; }
   const float* background() const { return bg_; }
   // After the warm-up, on a hop that looks like speech, the floor rises at most this factor
   // (power; 0: no limit, as the VAD's own scorer). Kept across Reset.
   void LimitSpeechRise(float factor) { speechRise_ = factor; }
-  // Every band at the band analyzer's own epsilon: digital zeros, not a line.
-  static bool DigitalSilence(const float* bandPow);
 
  private:
   bool HoldOverZeros(bool zeros);

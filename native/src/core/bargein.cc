@@ -493,18 +493,18 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
     overPeak_ = num >= pk;
   }
   const float p = caller_.Score(heard, bound);
-  // Digital zeros (before the stream's first signal, a muted microphone, the gaps of a line with
-  // silence suppression) are neither the caller nor the echo: no evidence, and the echo gain does
-  // not learn that the path is gone (after a mute the echo came back unbounded and passed for
-  // the caller). Once the stream has carried a signal the line's levels follow the zeros down as
-  // before: between words on a line with silence suppression they restart there.
-  if (zeros_) {
+  // A muted microphone's zeros (the scorer holds its floor over them: SpeechScorer::
+  // HoldOverZeros) are neither the caller nor the echo: no evidence, and the echo gain does not
+  // learn that the path is gone (after a mute the echo came back unbounded and passed for the
+  // caller). The line's levels and the per-lag caps follow them down as before. Other zeros (a
+  // stream's first frames, the gaps of a line with silence suppression or of a digital caller)
+  // count as before: there the echo gain learning that no echo is on the line lets the first
+  // words through at once (a digital caller after 1.5 s of zeros: 100 ms, 180 ms without).
+  if (caller_.holding()) {
     dtHop_ = false;
-    if (caller_.hops() > 0) {
-      if (!fired_ && refActiveHops_ == 0 && runMs_ < kHighRunMs) LearnHigh(mic, sel);
-      RestartLevels(mic, sel);
-      if (!echoSeen_ && (capTurn_ = !capTurn_)) LearnCaps(mic, micFloor, maxRef, extra, newest, p < 0.3f);
-    }
+    if (!fired_ && refActiveHops_ == 0 && runMs_ < kHighRunMs) LearnHigh(mic, sel);
+    RestartLevels(mic, sel);
+    if (!echoSeen_ && (capTurn_ = !capTurn_)) LearnCaps(mic, micFloor, maxRef, extra, newest, p < 0.3f);
     return p;
   }
   if (cancelled) canceller_.LearnCredit(p < 0.3f, mic, judged, sel, micFloor);
@@ -727,7 +727,6 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
     wave_.Push(mic + h * micHop, refNow);
     ++waveAge_;
     const float* bands = vad_.hopBands(h);
-    zeros_ = SpeechScorer::DigitalSilence(bands);
     // Once the band tracker trusts a delay, the echo cancelled there (see EchoCancelStage).
     float left[kBands];
     const bool cancelled = cancelEcho_ && canceller_.Hop(mic + h * micHop, refNow, bands, delayHops_, refActiveHops_ > 0,

@@ -98,6 +98,12 @@ inline v8f Ln8(v8f x) {
   const v8f lnm = 2.f * s * (1.f + s2 * (0.33333333f + s2 * (0.2f + s2 * 0.14285714f)));
   return __builtin_convertvector(e, v8f) * 0.69314718f + lnm;
 }
+// Every band at the band analyzer's own epsilon: digital zeros, not a line.
+bool DigitalSilence(const float* bandPow) {
+  for (int b = 0; b < kBands; ++b)
+    if (bandPow[b] > kSilentBandPow) return false;
+  return true;
+}
 }  // namespace
 
 // Zeros after a line that carried a signal for a while are the microphone muted (the browser
@@ -116,12 +122,6 @@ bool SpeechScorer::HoldOverZeros(bool zeros) {
   holding_ = holding_ || signalHops_ >= kHoldAfterHops;
   signalHops_ = 0;
   return holding_;
-}
-
-bool SpeechScorer::DigitalSilence(const float* bandPow) {
-  for (int b = 0; b < kBands; ++b)
-    if (bandPow[b] > kSilentBandPow) return false;
-  return true;
 }
 
 void SpeechScorer::Reset() {
@@ -148,17 +148,7 @@ void SpeechScorer::ResumeFrom(const float* floor, const float* background) {
 
 VC_MULTIVERSION
 float SpeechScorer::Score(const float* e, const float* extra) {
-  // A stream's first frames are often digital zeros (a browser's microphone starting, a
-  // carrier's first packets). A floor learned on them sat ~90 dB under the line noise that
-  // followed, which scored as speech until the band minima caught up 1.5 s later: a false
-  // interruption of the greeting on every such start. The warm-up begins with the first hop that
-  // carries a signal. (Zeros later in the call are the line's own floor, as on a line with
-  // silence suppression, and count as before.)
   const bool zeros = DigitalSilence(e);
-  if (hops_ == 0 && zeros) {
-    raw_ = 0;
-    return prob_;
-  }
   if (HoldOverZeros(zeros)) {
     raw_ = 0;
     smooth_ *= 0.8f;  // the release of a hop with no evidence
