@@ -66,7 +66,9 @@ t.test('messages sent before the call runs are answered once it runs; the echo p
   await until(() => c.text.length >= 2 && media.sessions.size === 1, 10_000);
   t.same(c.text.map((f) => f.type), ['error', 'error'], 'each bad message got its error frame');
   await sleep(300);
-  t.ok(c.binary.length >= 1 && c.binary.length <= 3, `of the 200 ms of tone sent before the call ran, ${c.binary.length} frames (at most the 60 ms lead) came back`);
+  // The pacer runs at real time: a frame that falls due while the backlog is pushed also leaves
+  // (4 frames once in CI, on a loaded machine). All ten would come back if the backlog played.
+  t.ok(c.binary.length >= 1 && c.binary.length <= 4, `of the 200 ms of tone sent before the call ran, ${c.binary.length} frames (the 60 ms lead, and a frame that fell due meanwhile) came back`);
   t.ok(c.binary.every((f) => energy(f.data) > 1000), 'and they carry the tone');
   c.binary.length = 0;
   for (let i = 0; i < 10; i++) c.ws.send(sine(16000, 20, 440, i * 320));
