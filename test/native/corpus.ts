@@ -6,7 +6,7 @@
 // Clean speech is cached under .data/corpus/ (gitignored).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const CORPUS_DIR = join(process.cwd(), '.data', 'corpus');
@@ -130,10 +130,15 @@ export function speak(text: string, voice: string, rateHz: number, talk?: { pitc
     : Buffer.from(`${voice}|${rateHz}|${text}`).toString('base64url').slice(0, 80);
   const raw = join(CORPUS_DIR, `${key}.raw`);
   if (!existsSync(raw)) {
-    const wav = join(CORPUS_DIR, `${key}.wav`);
+    // Test files run in parallel and may ask for the same speech on a fresh clone: each writes
+    // its own temporary files and renames the result into place, so no reader ever sees a file
+    // half written (a truncated raw file failed a test file at load, once in CI).
+    const tmp = join(CORPUS_DIR, `${key}.${process.pid}`);
     const prosody = talk ? ['-p', String(talk.pitch), '-s', String(talk.speed)] : [];
-    execFileSync('espeak-ng', [...(text.includes('<break') ? ['-m'] : []), '-v', voice, ...prosody, '-w', wav, text]);
-    execFileSync('sox', ['-R', ...(talk ? ['-v', '0.8'] : []), wav, '-t', 'raw', '-r', String(rateHz), '-e', 'signed', '-b', '16', '-c', '1', raw]);
+    execFileSync('espeak-ng', [...(text.includes('<break') ? ['-m'] : []), '-v', voice, ...prosody, '-w', `${tmp}.wav`, text]);
+    execFileSync('sox', ['-R', ...(talk ? ['-v', '0.8'] : []), `${tmp}.wav`, '-t', 'raw', '-r', String(rateHz), '-e', 'signed', '-b', '16', '-c', '1', `${tmp}.raw`]);
+    rmSync(`${tmp}.wav`);
+    renameSync(`${tmp}.raw`, raw);
   }
   const b = readFileSync(raw);
   return new Int16Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
