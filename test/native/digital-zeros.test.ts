@@ -6,7 +6,9 @@
 // interruption, and a caller after it heard 2.3-4.2 s late or missed). Now zeros after 1.5 s of
 // signal hold the floor still, and the echo gain learns nothing from zeros. Zeros before or
 // between words (a digital caller, a line with silence suppression) still teach the floor, so a
-// word after them is heard at once (and bargein-lines.test.ts).
+// word after them is heard at once (and bargein-lines.test.ts). A stream that opens with zeros
+// and then its line (a browser's microphone starting) seeds the floor from that line, up to
+// -50 dBFS: seeded from the zeros, the line scored as speech (a false interruption 60-100 ms in).
 import t from 'tap';
 import { Vad, VadEvents } from '../../src/audio/native.js';
 import { interruptionsAt } from './barge-in-run.js';
@@ -24,11 +26,11 @@ function muted(rateHz: number, muteMs: number, noiseDbfs: number): Float32Array 
   return noise('white', SECONDS * rateHz, rateHz, 7).map((v, i) => (i >= from && i < to ? 0 : g * v));
 }
 
-/** A caller at -26 dBFS (active speech) from `atMs` for 1.5 s, added to `mic`. */
-function addCaller(mic: Float32Array, rateHz: number, atMs: number): void {
+/** A caller at `dbfs` (active speech; -26 unless told) from `atMs` for 1.5 s, added to `mic`. */
+function addCaller(mic: Float32Array, rateHz: number, atMs: number, dbfs = -26): void {
   const caller = speechTrack(rateHz, 3, 4);
   const onset = Math.round((caller.onsetsMs[0] * rateHz) / 1000);
-  const g = (32768 * 10 ** (-26 / 20)) / Math.sqrt(caller.pcm.reduce((s, v) => s + v * v, 0) / caller.pcm.length);
+  const g = (32768 * 10 ** (dbfs / 20)) / Math.sqrt(caller.pcm.reduce((s, v) => s + v * v, 0) / caller.pcm.length);
   const at = Math.round((atMs * rateHz) / 1000);
   for (let i = 0; i < 1.5 * rateHz && at + i < mic.length; i++) mic[at + i] += g * caller.pcm[onset + i];
 }
@@ -75,12 +77,34 @@ for (const rateHz of [16000, 8000]) {
   });
 
   t.test(`${rateHz / 1000} kHz: a digital caller (zeros, then a word) is heard at once`, async (t) => {
-    for (const zerosMs of [300, 1500]) {
+    for (const zerosMs of [300, 1500]) for (const dbfs of [-26, -40]) {
       const mic = new Float32Array(ref.length);
-      addCaller(mic, rateHz, zerosMs);
+      addCaller(mic, rateHz, zerosMs, dbfs);
       const latency = interruptionsAt(toInt16(mic), ref, opts).map((ms) => ms - zerosMs).find((d) => d >= 0);
-      t.ok(latency !== undefined && latency <= 150, `${zerosMs} ms of zeros, then the caller: interrupted after ${latency} ms (<= 150)`);
-      t.ok(vadStarts(toInt16(mic), rateHz) >= 1, `${zerosMs} ms of zeros, then the caller: the VAD hears speech`);
+      const what = `${zerosMs} ms of zeros, then a caller at ${dbfs} dBFS`;
+      // A quiet caller 1.5 s into a call is under the bound of an echo not yet learned: 160 ms
+      // with the opening seed and without it (issue #15's remaining early-call cut-ins).
+      const bound = dbfs === -40 && zerosMs === 1500 ? 200 : 150;
+      t.ok(latency !== undefined && latency <= bound, `${what}: interrupted after ${latency} ms (<= ${bound})`);
+      t.ok(vadStarts(toInt16(mic), rateHz) >= 1, `${what}: the VAD hears speech`);
+    }
+  });
+
+  t.test(`${rateHz / 1000} kHz: a stream that opens with zeros, then its line: no interruption, no speech; a caller after it is heard`, async (t) => {
+    for (const kind of ['white', 'pink'] as const) for (const zerosMs of [20, 300, 1000]) for (const noiseDbfs of [-80, -65, -50]) {
+      const g = 32768 * 10 ** (noiseDbfs / 20);
+      const from = Math.round((zerosMs * rateHz) / 1000);
+      const line = noise(kind, SECONDS * rateHz, rateHz, 7).map((v, i) => (i < from ? 0 : g * v));
+      const what = `${zerosMs} ms of zeros, then ${kind} noise at ${noiseDbfs} dBFS`;
+      t.same(interruptionsAt(toInt16(line), ref, opts), [], `${what}: no interruption`);
+      t.equal(vadStarts(toInt16(line), rateHz), 0, `${what}: no speech`);
+      if (noiseDbfs !== -50) continue;
+      // A caller early in the call: 160 ms at 8 kHz after 20 ms of zeros with or without the
+      // opening seed (140 ms on a stream that opens on its line), 100-140 ms otherwise.
+      const cutInMs = zerosMs + 1500;
+      addCaller(line, rateHz, cutInMs);
+      const latency = interruptionsAt(toInt16(line), ref, opts).map((ms) => ms - cutInMs).find((d) => d >= 0);
+      t.ok(latency !== undefined && latency <= 200, `${what}, a caller 1.5 s after: interrupted after ${latency} ms (<= 200)`);
     }
   });
 }

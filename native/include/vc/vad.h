@@ -47,8 +47,13 @@ class SpeechScorer {
 
  private:
   bool HoldOverZeros(bool zeros);
+  void Seed(const float* bandPow, float scale);
+  void Open(const float* bandPow);
   float floor_[kBands] = {0}, clean_[kBands] = {0};
   bool holding_ = false;  // zeros after a long signal: the floor holds still (HoldOverZeros)
+  bool opened_ = false;   // a hop that was not digital zeros has been scored
+  int8_t openingHops_ = 0;  // hops left in which a rise shows the opening seed was a word
+  float seedPow_ = 0;       // the opening seed's power, summed over bands
   int16_t signalHops_ = 0;  // hops in a row that were not digital zeros, up to kHoldAfterHops
   float speechRise_ = 0;
   // Background level per band: a running quantile of the band power (steps up and down by
