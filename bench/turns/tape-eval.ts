@@ -7,7 +7,7 @@
 // on the same calls. Until the first interruption that differs from the live one the input is
 // exactly what the changed detector would have heard; after it, the agent in the tape stops
 // when it stopped live. TAPE_ONLY (a regular expression on call ids) and TAPE_LOADS
-// (quiet,cpu,stalls) pick calls; TAPE_VERBOSE=1 lists each call's trial latencies; TAPE_TRIALS=file
+// (quiet,cpu,stalls) pick calls; TAPE_VERBOSE=1 lists each call's trial latencies and false interruptions; TAPE_TRIALS=file
 // writes every trial as a JSON line (call, line, caller level and voice, onset class, text, the
 // agent turn cut into, agent speech heard before it, latency; null = missed), for comparing two
 // builds trial by trial.
@@ -90,6 +90,7 @@ for (const phase of phases) {
       if (!r.runs.some(([a, b]) => t >= a && t <= b + 300)) continue;
       tally(group).falses++;
       tally(byLine).falses++;
+      if (verbose) console.log(`${phase.load} ${r.id} ${lineGroup(call.line)}: false interruption at ${Math.round(t - (r.runs[0]?.[0] ?? 0))} ms`);
     }
     const ms = callerSilentRuns(r.runs, said).reduce((n, [x, y]) => n + (y - x), 0);
     tally(group).quietMs += ms;
