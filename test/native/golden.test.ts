@@ -122,10 +122,10 @@ const GOLDEN: Record<string, string> = {
   '32000->16000 default': '82716c7e0bfed7c3/7cd8a04d27596a3f',
   '32000->16000 high': 'c0696622415294cd/d14e2f9420f982d7',
   '32000->16000 fast': 'e54551d05957080c/ef69d0f9268ac261',
-  'channel 16k->16k': '00f116813ad6457e/af1c3cdbc9c04eba',
-  'channel 24k->16k': 'e5e47cdde1261b87/eaf0147b5f69e53b',
-  'channel 8k->16k': '8d76d9f7c1cb5219/cd9c8d5c5179d63d',
-  'channel 48k->16k': 'e64f98581caaa990/d9e5c8b42c85e0bd',
+  'channel 16k->16k': '00f116813ad6457e/4b00337f715c824f',
+  'channel 24k->16k': 'e5e47cdde1261b87/a368e12631a8635d',
+  'channel 8k->16k': '8d76d9f7c1cb5219/108c58955625e897',
+  'channel 48k->16k': 'e64f98581caaa990/4789909cbd7bc0ec',
 };
 
 const print = process.env.GOLDEN_PRINT === '1';

@@ -13,6 +13,14 @@ namespace {
 // about yet, for the first maxEchoDelayMs of the agent's speech; -15 dB masked callers 10 dB
 // under the agent for that long, and the eval set's -13/-15 dB echo paths did not fire at -20
 // (bench/turns/detector-sweep.ts, tuning half).
+// Until the agent's speech has filled the echo window once (maxEchoDelayMs of it in all), the
+// gain does not fall under this: an echo on a long path has not arrived yet, and a quiet mic so
+// far says nothing about it (the per-lag caps still fall where the agent's speech has passed).
+// It fell 0.3 dB per hop from the agent's first word, so a loud path's first echo met a bound
+// 10-15 dB under it and the agent's greeting interrupted itself: on the spec's grid (echo 100-400
+// ms, -6 to -15 dB, bench/turns/echo-start-probe.ts, tuning half) in 67 / 62 of 120 fresh calls at
+// 16 / 8 kHz, now 4 / 6 (-6 dB paths whose drift takes them to 0 dB). Callers in that first
+// stretch wait longer: docs/benchmarks-turns.md, round 19.
 constexpr float kErlInit = 0.01f;
 constexpr float kErlMax = 0.2f;
 constexpr float kErlMin = 1e-4f;
@@ -258,6 +266,7 @@ void BargeInDetector::Reset() {
   refActiveHops_ = 0;
   trustedHops_ = matureHops_ = 0;
   firstLag_ = -1;
+  audibleHops_ = 0;
   fired_ = false;
   echoAudibleHops_ = 0;
   if (cancelEcho_) canceller_.Reset();
@@ -329,6 +338,7 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
   }
   const int newest = head_;
   head_ = (head_ + 1) % hist_;
+  if (audible_[newest] && audibleHops_ < hist_) ++audibleHops_;
   // The window's loudest reference and, until an echo has shown up, the bound with each lag's
   // gain capped by what that lag has shown (see LearnCaps): a line without echo stops masking
   // the caller within a second. Caps only apply to the whole window (no delay trusted yet).
@@ -531,6 +541,7 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
       g = r > g ? (matureHops_ >= kErlMatureHops ? std::min(up, g * kErlMatureRise) : up)
                 : g * (r < kErlFarBelow * g ? kErlFastDecay : 0.99f);
       g = std::min(kErlMax, std::max(kErlMin, g));
+      if (!echoSeen_ && audibleHops_ < hist_) g = std::max(g, kErlInit);  // see kErlInit
     }
   } else if (echoLike) {
     // Energy beyond the bound with the reference's shape at the delay: the echo path got
