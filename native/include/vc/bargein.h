@@ -85,7 +85,8 @@ class BargeInDetector {
   float cap_[kMaxHist][kBands];  // per lag and band: the most echo gain that lag has shown
   bool echoSeen_ = false;        // a delay was trusted once: the caps are off for the call
   int firstLag_ = -1;            // the first delay trusted, in hops
-  int audibleHops_ = 0;          // hops of the agent's audible speech so far, up to hist_ (see kErlInit)
+  // Hops of the agent's audible speech so far, counted up to erlWaitHops_ (see kErlInit).
+  int audibleHops_ = 0, erlWaitHops_ = 0;
   int trustedHops_ = 0;          // hops since a delay was first trusted (counts to kErlFirstHops)
   int matureHops_ = 0;  // hops of the agent's speech since a delay was first trusted (see kErlMatureHops)
   bool capTurn_ = false;         // caps learn every other hop
