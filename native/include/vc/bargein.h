@@ -85,8 +85,10 @@ class BargeInDetector {
   float cap_[kMaxHist][kBands];  // per lag and band: the most echo gain that lag has shown
   bool echoSeen_ = false;        // a delay was trusted once: the caps are off for the call
   int firstLag_ = -1;            // the first delay trusted, in hops
-  // Hops of the agent's audible speech so far, counted up to erlWaitHops_ (see kErlInit).
-  int audibleHops_ = 0, erlWaitHops_ = 0;
+  // Per lag: it has carried the agent's audible speech on a hop where the caller was judged
+  // quiet, and how many have (see kErlInit).
+  bool tested_[kMaxHist];
+  int testedLags_ = 0;
   int trustedHops_ = 0;          // hops since a delay was first trusted (counts to kErlFirstHops)
   int matureHops_ = 0;  // hops of the agent's speech since a delay was first trusted (see kErlMatureHops)
   bool capTurn_ = false;         // caps learn every other hop

@@ -13,18 +13,18 @@ namespace {
 // about yet, for the first maxEchoDelayMs of the agent's speech; -15 dB masked callers 10 dB
 // under the agent for that long, and the eval set's -13/-15 dB echo paths did not fire at -20
 // (bench/turns/detector-sweep.ts, tuning half).
-// Until the agent's audible speech has filled three quarters of the echo window (450 ms of it
-// with the server's 600 ms window), the gain does not fall under this: an echo on a long path has
-// not arrived yet, and a quiet mic so far says nothing about it (the per-lag caps still fall where
-// the agent's speech has passed). It fell 0.3 dB per hop from the agent's first word, so a loud
-// path's first echo met a bound 10-15 dB under it and the agent's greeting interrupted itself: on
-// the spec's grid (echo 100-400 ms, -6 to -15 dB, bench/turns/echo-start-probe.ts, tuning half)
-// in 67 / 62 of 120 fresh calls at 16 / 8 kHz, now 4 / 6 (-6 dB paths whose drift takes them to
-// 0 dB). Callers in that first stretch wait longer (docs/benchmarks-turns.md, round 19); the
-// whole window instead of three quarters made the tuning half's callers slower still (web cut-ins
-// over 150 ms 9 -> 11), half of it let 11 / 12 greetings interrupt themselves.
+// The gain does not fall under this until every lag of the echo window has carried the agent's
+// audible speech on a hop where the caller was judged quiet: before that, an echo on a long path
+// may not have arrived yet, and a quiet mic says nothing about it (the per-lag caps still fall
+// where the agent's speech has passed). It fell 0.3 dB per hop from the agent's first word, so a
+// loud path's first echo met a bound 10-15 dB under it and the agent's greeting interrupted
+// itself: on the spec's grid (echo 100-400 ms, -6 to -15 dB, bench/turns/echo-start-probe.ts,
+// tuning half) in 67 / 62 of 120 fresh calls at 16 / 8 kHz, now 4 / 6 (-6 dB paths whose drift
+// takes them to 0 dB). Callers in that first stretch wait longer (docs/benchmarks-turns.md, round
+// 19). Counting the agent's audible speech instead, whoever spoke, let the gain fall in calls
+// whose caller cut into every answer before its echo came (taped calls: more false interruptions
+// over echo, and held-out web cut-ins over 150 ms 151 -> 158).
 constexpr float kErlInit = 0.01f;
-constexpr int kErlWaitQuarters = 3;
 constexpr float kErlMax = 0.2f;
 constexpr float kErlMin = 1e-4f;
 // When the echo seen is 6 dB under the estimate the estimate falls 0.3 dB per hop (25 dB in
@@ -225,7 +225,6 @@ Status BargeInDetector::Init(int micRateHz, int refRateHz, int frameMs, const Ba
   s = wave_.Init(micRateHz, refRateHz, o.maxEchoDelayMs + 10);
   if (!Ok(s)) return s;
   hist_ = o.maxEchoDelayMs / 10 + 2;  // +2 hops: echo straddles hop edges
-  erlWaitHops_ = hist_ * kErlWaitQuarters / 4;
   caller_.LimitSpeechRise(kFloorSpeechRise);
   margin_ = std::pow(10.f, o.echoMarginDb / 10.f);
   Reset();
@@ -270,7 +269,8 @@ void BargeInDetector::Reset() {
   refActiveHops_ = 0;
   trustedHops_ = matureHops_ = 0;
   firstLag_ = -1;
-  audibleHops_ = 0;
+  std::memset(tested_, 0, sizeof tested_);
+  testedLags_ = 0;
   fired_ = false;
   echoAudibleHops_ = 0;
   if (cancelEcho_) canceller_.Reset();
@@ -342,7 +342,6 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
   }
   const int newest = head_;
   head_ = (head_ + 1) % hist_;
-  if (audible_[newest] && audibleHops_ < erlWaitHops_) ++audibleHops_;
   // The window's loudest reference and, until an echo has shown up, the bound with each lag's
   // gain capped by what that lag has shown (see LearnCaps): a line without echo stops masking
   // the caller within a second. Caps only apply to the whole window (no delay trusted yet).
@@ -529,6 +528,10 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
   // Once per 20 ms is plenty for the caps, and halves their cost. They may fall while the
   // caller speaks too (mic/ref bounds a lag's gain whoever else is in the mic), not rise.
   if (!echoSeen_ && (capTurn_ = !capTurn_)) LearnCaps(mic, micFloor, maxRef, extra, newest, p < 0.3f);
+  if (p < 0.3f && testedLags_ < hist_) {
+    for (int k = 0, row = newest; k < hist_; ++k, row = row ? row - 1 : hist_ - 1)
+      if (audible_[row] && !tested_[k]) { tested_[k] = true; ++testedLags_; }
+  }
   if (p < 0.3f) {
     // Learn the echo return loss while the caller is quiet: rise quickly to
     // the observed mic/ref ratio, decay when the echo is weaker. The echo is what the mic
@@ -545,7 +548,7 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
       g = r > g ? (matureHops_ >= kErlMatureHops ? std::min(up, g * kErlMatureRise) : up)
                 : g * (r < kErlFarBelow * g ? kErlFastDecay : 0.99f);
       g = std::min(kErlMax, std::max(kErlMin, g));
-      if (!echoSeen_ && audibleHops_ < erlWaitHops_) g = std::max(g, kErlInit);  // see kErlInit
+      if (!echoSeen_ && testedLags_ < hist_) g = std::max(g, kErlInit);  // see kErlInit
     }
   } else if (echoLike) {
     // Energy beyond the bound with the reference's shape at the delay: the echo path got
