@@ -53,8 +53,7 @@ class BargeInDetector {
   static void Shape(const float* pow, float* out);
   // mic: the hop's band powers as heard; judged: the same after echo cancellation.
   float HopProbability(const float* mic, const float* judged, const float* micFloor, const float* refBands);
-  void LearnCaps(const float* mic, const float* micFloor, const float* maxRef, const float* extra,
-                 int newest, bool quiet);
+  void LearnCaps(const float* mic, const float* micFloor, const float* maxRef, int newest, bool quiet);
 
   Vad vad_;
   BandAnalyzer ref_;
@@ -89,6 +88,17 @@ class BargeInDetector {
   // quiet, and how many have (see kErlInit).
   bool tested_[kMaxHist];
   int testedLags_ = 0;
+  // Lags an utterance reached only after the caller had started (see kLateActiveHops): per ring
+  // row, the agent started there after a pause; per lag, the row that reached it found the mic
+  // already busy. Left out of the bound until the line falls quiet.
+  bool onsetRow_[kMaxHist];
+  bool late_[kMaxHist];
+  void MarkLateLags(int newest);
+  void FollowActivity(bool active);
+  int pauseRows_ = 0;       // reference rows in a row that were not audible
+  int activeHops_ = 0;      // mic hops in a row well over the line's noise
+  int inactiveHops_ = 0;    // and not
+  bool activityMasked_ = true;  // this activity began under the echo bound (a masked caller)
   int trustedHops_ = 0;          // hops since a delay was first trusted (counts to kErlFirstHops)
   int matureHops_ = 0;  // hops of the agent's speech since a delay was first trusted (see kErlMatureHops)
   bool capTurn_ = false;         // caps learn every other hop

@@ -83,6 +83,25 @@ constexpr float kErlFirstShare = 0.25f;
 // after a hop whose expected echo (the learned gain times the reference at the delay) was 6 dB
 // over the mic's floor; a line whose echo is under its own noise has nothing to take.
 constexpr float kAecAudible = 4.f;
+// Lags an utterance reaches only after the caller has started. Until a delay is trusted, each
+// lag whose reference is loud bounds the mic at its cap, and a lag the agent's speech has just
+// reached still has the cap it started with (kErlInit): an utterance's front sweeps through the
+// window a lag per hop, so a caller over 14 dB under the agent who started after it stayed
+// masked until the front left the window (600 ms) or the agent paused (a -35 dBFS caller early
+// in a call: 1,000 ms). An echo on the lag the front reaches now starts now: if the mic was busy
+// before, that lag did not start it. So when an utterance's first row (after 150 ms of pause)
+// reaches a lag while the mic has been 6 dB over the line's noise (and its loud moments) for
+// 40 ms, and that began under the bound (a masked caller: an echo that clears the bound at once
+// still meets the fresh lags), the lag is left out of the bound until the mic has been quiet for
+// 150 ms. 40 ms: an echo's lag wanders a few hops (fractional lags, drift); with 20 ms drifting
+// -6 / -9 dB paths at 8 kHz interrupted their greeting in 10 of 120 probe calls, not 6
+// (bench/turns/echo-start-probe.ts, tuning half). Sweep (detector-sweep.ts), tuning half, fresh
+// calls, 16 / 8 kHz: p95 860 / 460 -> 380 / 380 ms (300 / 300 with the caps' slow rise, LearnCaps).
+constexpr int kOnsetPauseRows = 15;
+constexpr int kLateActiveHops = 4;
+constexpr int kMaskedOnsetHops = 2;
+constexpr int kLateClearHops = 15;
+constexpr float kActiveOverNoise = 4.f;
 constexpr float kCapDecay = 0.5f;   // per 20 ms (-3 dB): a per-lag cap where no echo shows
 constexpr float kEchoLike = 0.2f;   // mic/ref shape correlation at the delay above the mean over lags
 constexpr int kJumpHops = 3;        // hops the echo must show at a new lag before the delay moves there
@@ -270,6 +289,11 @@ void BargeInDetector::Reset() {
   trustedHops_ = matureHops_ = 0;
   firstLag_ = -1;
   std::memset(tested_, 0, sizeof tested_);
+  std::memset(onsetRow_, 0, sizeof onsetRow_);
+  std::memset(late_, 0, sizeof late_);
+  pauseRows_ = kOnsetPauseRows;  // the first utterance follows silence
+  activeHops_ = inactiveHops_ = 0;
+  activityMasked_ = true;
   testedLags_ = 0;
   fired_ = false;
   echoAudibleHops_ = 0;
@@ -331,6 +355,8 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
     const float rise = refLog - refLog_;
     const int prevRow = head_ ? head_ - 1 : hist_ - 1;
     audible_[head_] = loud >= 4;
+    onsetRow_[head_] = audible_[head_] && pauseRows_ >= kOnsetPauseRows;
+    pauseRows_ = audible_[head_] ? 0 : pauseRows_ + 1;
     // Only level changes from audible to audible count: an onset out of silence coincides with
     // the caller's as often as with the echo's.
     refStep_[head_] = audible_[head_] && audible_[prevRow] && std::abs(rise) >= kEnvRise ? (rise > 0 ? 1.f : -1.f) : 0.f;
@@ -351,13 +377,15 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
     // Lag k is ring row newest - k (mod hist_); 8 bands at a time.
     v8f mx0 = {0}, mx1 = {0}, cp0 = {0}, cp1 = {0};
     if (caps) {
+      MarkLateLags(newest);
       const v8f e0 = LoadU8(erl_), e1 = LoadU8(erl_ + 8);
       for (int k = 0, row = newest; k < hist_; ++k, row = row ? row - 1 : hist_ - 1) {
         const v8f r0 = LoadU8(ring_[row]), r1 = LoadU8(ring_[row] + 8);
         mx0 = Max8(mx0, r0);
         mx1 = Max8(mx1, r1);
-        cp0 = Max8(cp0, Min8(e0, LoadU8(cap_[k])) * r0);
-        cp1 = Max8(cp1, Min8(e1, LoadU8(cap_[k] + 8)) * r1);
+        const float use = late_[k] ? 0.f : 1.f;  // see kLateActiveHops
+        cp0 = Max8(cp0, Min8(e0, LoadU8(cap_[k])) * r0 * use);
+        cp1 = Max8(cp1, Min8(e1, LoadU8(cap_[k] + 8)) * r1 * use);
       }
     } else {
       for (int row = 0; row < hist_; ++row) {  // the maximum takes the rows in any order
@@ -498,12 +526,18 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
     // Before Score updates them: what this hop's mic is measured against.
     const float* fl = caller_.floor();
     const float* bg = caller_.background();
-    float num = 0, den = 0;
-    for (int b = 0; b < kBands; ++b) { num += heard[b]; den += std::max(fl[b], bg[b]) + bound[b]; }
+    float num = 0, noise = 0, den = 0;
+    for (int b = 0; b < kBands; ++b) {
+      num += heard[b];
+      noise += std::max(fl[b], bg[b]);
+      den += std::max(fl[b], bg[b]) + bound[b];
+    }
     excess_ = num / std::max(den, 1e-6f);
-    float pk = LoudLineBar();
+    const float lineBar = LoudLineBar();
+    float pk = lineBar;
     for (int b = 0; b < kBands; ++b) pk += bound[b];
     overPeak_ = num >= pk;
+    FollowActivity(num >= kActiveOverNoise * noise && num >= lineBar);
   }
   const float p = caller_.Score(heard, bound);
   // A muted microphone's zeros (the scorer holds its floor over them: SpeechScorer::
@@ -517,7 +551,7 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
     dtHop_ = false;
     if (!fired_ && refActiveHops_ == 0 && runMs_ < kHighRunMs) LearnHigh(mic, sel);
     RestartLevels(mic, sel);
-    if (!echoSeen_ && (capTurn_ = !capTurn_)) LearnCaps(mic, micFloor, maxRef, extra, newest, p < 0.3f);
+    if (!echoSeen_ && (capTurn_ = !capTurn_)) LearnCaps(mic, micFloor, maxRef, newest, p < 0.3f);
     return p;
   }
   if (cancelled) canceller_.LearnCredit(p < 0.3f, mic, judged, sel, micFloor);
@@ -527,7 +561,7 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
   RestartLevels(mic, sel);
   // Once per 20 ms is plenty for the caps, and halves their cost. They may fall while the
   // caller speaks too (mic/ref bounds a lag's gain whoever else is in the mic), not rise.
-  if (!echoSeen_ && (capTurn_ = !capTurn_)) LearnCaps(mic, micFloor, maxRef, extra, newest, p < 0.3f);
+  if (!echoSeen_ && (capTurn_ = !capTurn_)) LearnCaps(mic, micFloor, maxRef, newest, p < 0.3f);
   if (p < 0.3f && testedLags_ < hist_) {
     for (int k = 0, row = newest; k < hist_; ++k, row = row ? row - 1 : hist_ - 1)
       if (audible_[row] && !tested_[k]) { tested_[k] = true; ++testedLags_; }
@@ -576,34 +610,51 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
 // bound: a lag that carries no echo stops masking the caller within a few hundred ms, while
 // the shared gain falls 0.3 dB per hop at best. A lag
 // is only learned once its own reference was loud, so an echo arriving late still meets the
-// initial gain. A cap rises towards the least gain that explains the mic whatever the delay
-// (its ratio against the loudest reference), fast when the bound already covers the mic
-// within its margin, slowly otherwise: that energy is usually the caller's onset, which must
-// not teach the bound to hide them.
+// initial gain. A cap rises slowly (+0.17 dB per 20 ms) towards the least gain that explains the
+// mic whatever the delay (its ratio against the loudest reference): that energy is usually a
+// caller, who must not teach the bound to hide them. It rose 0.36 of the way per 20 ms while
+// the mic was under the bound, so a caller masked early in a call taught every lag their own
+// level (the sweep's fresh calls, with kLateActiveHops, 16 / 8 kHz p95 380 / 380 ms -> 300 / 300).
 VC_MULTIVERSION
 void BargeInDetector::LearnCaps(const float* mic, const float* micFloor, const float* maxRef,
-                                const float* extra, int newest, bool quiet) {
+                                int newest, bool quiet) {
   // Per band first; the lag loop below is branch-free (masks as floats) so it vectorizes.
-  float heard[kBands], least[kBands], loud[kBands], fast[kBands], learn[kBands];
+  float heard[kBands], least[kBands], loud[kBands], learn[kBands];
   for (int b = 0; b < kBands; ++b) {
     loud[b] = 30.f * micFloor[b];
     learn[b] = maxRef[b] >= loud[b] ? 1.f : 0.f;  // else the reference is too weak here
     heard[b] = std::max(0.f, mic[b] - std::max(micFloor[b], high_[b]));  // over the line's spread, as erl_
     least[b] = learn[b] != 0.f ? heard[b] / maxRef[b] : 0.f;
-    fast[b] = mic[b] <= extra[b] + micFloor[b] ? 1.f : 0.f;
   }
   for (int k = 0, row = newest; k < hist_; ++k, row = row ? row - 1 : hist_ - 1) {
     const float* r = ring_[row];
     float* c = cap_[k];
     for (int b = 0; b < kBands; ++b) {
       const float cv = c[b];
-      const float up = fast[b] != 0.f ? cv + 0.36f * (least[b] - cv) : std::min(least[b], cv * kErlCreep * kErlCreep);
+      const float up = std::min(least[b], cv * kErlCreep * kErlCreep);
       const bool decay = (r[b] >= loud[b]) & (heard[b] < 0.5f * cv * r[b]);
       const float down = decay ? cv * kCapDecay : cv;
       const float v = std::min(kErlMax, std::max(kErlMin, least[b] > cv ? up : down));
       c[b] = learn[b] != 0.f && (quiet || v < cv) ? v : cv;
     }
   }
+}
+
+// See kLateActiveHops.
+void BargeInDetector::MarkLateLags(int newest) {
+  if (inactiveHops_ >= kLateClearHops) std::memset(late_, 0, sizeof late_);
+  const bool busy = activeHops_ >= kLateActiveHops && activityMasked_;
+  for (int k = 0, row = newest; k < hist_; ++k, row = row ? row - 1 : hist_ - 1)
+    if (onsetRow_[row]) late_[k] = busy;
+}
+
+void BargeInDetector::FollowActivity(bool active) {
+  activeHops_ = active ? activeHops_ + 1 : 0;
+  inactiveHops_ = active ? 0 : inactiveHops_ + 1;
+  if (activeHops_ == 1) activityMasked_ = true;
+  // Over the bound from its first hops while the window holds the agent's speech: a loud echo
+  // may be what began (with no speech in the window, nothing on the line can be its echo).
+  if (active && activeHops_ <= kMaskedOnsetHops && excess_ >= kEvidenceExcess && pauseRows_ < hist_) activityMasked_ = false;
 }
 
 void BargeInDetector::LearnHigh(const float* mic, const float* sel) {
