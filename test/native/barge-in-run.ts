@@ -1,7 +1,7 @@
 // A barge-in detector run over a whole mic track with the agent's audio as reference, for the
 // barge-in tests: when each interruption was raised.
 import { BargeInDetector, BargeInEvents, type BargeInOptions } from '../../src/audio/native.js';
-import { FRAME_MS } from './corpus.js';
+import { FRAME_MS, agentTrack, noise, toInt16, type Track } from './corpus.js';
 
 export interface RunOptions {
   micRateHz: number;
@@ -23,4 +23,15 @@ export function interruptionsAt(mic: Int16Array, ref: Int16Array, o: RunOptions)
     if (d.events & BargeInEvents.interruption) at.push((f + 1) * FRAME_MS);
   }
   return at;
+}
+
+/** Interruptions raised with the engine's settings (DEFAULT_INTERRUPTION: 100 ms, 600 ms window), mic and reference at one rate. */
+export function engineInterruptionsAt(rateHz: number, mic: Int16Array, ref: Int16Array): number[] {
+  return interruptionsAt(mic, ref, { micRateHz: rateHz, bargeIn: { minDurationMs: 100, maxEchoDelayMs: 600 } });
+}
+
+/** The agent's track as the reference, and a white hiss as long (seed 5) for the line. */
+export function agentLine(rateHz: number): { agent: Track; ref: Int16Array; hiss: Float32Array } {
+  const agent = agentTrack(rateHz);
+  return { agent, ref: toInt16(agent.pcm), hiss: noise('white', agent.pcm.length, rateHz, 5) };
 }

@@ -6,8 +6,8 @@
 // window or the agent paused (1-1.8 s at 16 kHz 100 ms in, round 19; 290 ms now). Lags the front reaches after the caller
 // started cannot hold an echo that was already on the line, and leave the bound (round 20).
 import t from 'tap';
-import { interruptionsAt } from './barge-in-run.js';
-import { activePower, agentTrack, echoOf, noise, speechTrack, toInt16 } from './corpus.js';
+import { agentLine, engineInterruptionsAt } from './barge-in-run.js';
+import { activePower, echoOf, speechTrack, toInt16 } from './corpus.js';
 
 // From 100 ms: a caller in the first 50 ms meets lags the agent's speech has barely passed with
 // the mic quiet, where a short echo path could still be as loud as they are (not covered here).
@@ -18,13 +18,8 @@ const LINES = [
   { name: 'a faint echo (140 ms, -35 dB)', delayMs: 140, lossDb: 35 },
 ];
 
-const raised = (rateHz: number, mic: Int16Array, ref: Int16Array): number[] =>
-  interruptionsAt(mic, ref, { micRateHz: rateHz, bargeIn: { minDurationMs: 100, maxEchoDelayMs: 600 } });
-
 for (const rateHz of [16000, 8000]) {
-  const agent = agentTrack(rateHz);
-  const ref = toInt16(agent.pcm);
-  const hiss = noise('white', agent.pcm.length, rateHz, 5);
+  const { agent, ref, hiss } = agentLine(rateHz);
   const caller = speechTrack(rateHz, 3, 1);
   const callerOnset = Math.round((caller.onsetsMs[0] * rateHz) / 1000);
   const agentLevel = activePower(agent);
@@ -42,7 +37,7 @@ for (const rateHz of [16000, 8000]) {
             const j = i - shift;
             return v + 30 * hiss[i] + (j >= callerOnset && j < caller.pcm.length ? gain * caller.pcm[j] : 0);
           }));
-          const at = raised(rateHz, mic, ref);
+          const at = engineInterruptionsAt(rateHz, mic, ref);
           t.same(at.filter((ms) => ms < atMs), [], `${line.name}, ${underDb} dB under, ${intoMs} ms in: nothing raised before the caller`);
           const latency = at.map((ms) => ms - atMs).find((d) => d >= 0);
           t.ok(latency !== undefined && latency <= 400, `${line.name}, ${underDb} dB under, ${intoMs} ms in: interrupted after ${latency} ms (<= 400)`);

@@ -6,19 +6,14 @@
 // the gain also fell from the agent's first word, before a long path's echo had arrived: -6 dB
 // from 350 ms and -10 dB from 450 ms passed as the caller once, before the delay was known.
 import t from 'tap';
-import { interruptionsAt } from './barge-in-run.js';
-import { FRAME_MS, agentTrack, echoOf, noise, speechTrack, toInt16 } from './corpus.js';
+import { agentLine, engineInterruptionsAt } from './barge-in-run.js';
+import { FRAME_MS, echoOf, speechTrack, toInt16 } from './corpus.js';
 
 const DELAYS_MS = [100, 250, 350, 450, 550];
 const LOSSES_DB = [6, 10, 13];
 
-const raised = (rateHz: number, mic: Int16Array, ref: Int16Array): number[] =>
-  interruptionsAt(mic, ref, { micRateHz: rateHz, bargeIn: { minDurationMs: 100, maxEchoDelayMs: 600 } });
-
 for (const rateHz of [16000, 8000]) {
-  const agent = agentTrack(rateHz);
-  const ref = toInt16(agent.pcm);
-  const hiss = noise('white', agent.pcm.length, rateHz, 5);
+  const { agent, ref, hiss } = agentLine(rateHz);
   // The end of the agent's first phrase (its first pause): the echo of that phrase is where the
   // delay is found.
   let f = Math.round(agent.onsetsMs[0] / FRAME_MS);
@@ -29,7 +24,7 @@ for (const rateHz of [16000, 8000]) {
     for (const delayMs of DELAYS_MS) {
       for (const lossDb of LOSSES_DB) {
         const mic = toInt16(echoOf(agent.pcm, rateHz, delayMs, lossDb).map((v, i) => v + 30 * hiss[i]));
-        const at = raised(rateHz, mic, ref);
+        const at = engineInterruptionsAt(rateHz, mic, ref);
         const name = `${delayMs} ms / -${lossDb} dB`;
         t.same(at.filter((ms) => ms > firstPhraseEndMs + delayMs), [], `${name}: nothing raised after the echo of the first phrase (${at.join(', ') || 'none at all'})`);
         t.same(at, [], `${name}: nothing raised at all, before the delay is known either`);
@@ -49,7 +44,7 @@ for (const rateHz of [16000, 8000]) {
         const j = i - shift;
         return v + 30 * hiss[i] + (j >= onset && j < onset + 1.5 * rateHz ? caller.pcm[j] : 0);
       }));
-      const latency = raised(rateHz, mic, ref).map((ms) => ms - atMs).find((d) => d >= 0);
+      const latency = engineInterruptionsAt(rateHz, mic, ref).map((ms) => ms - atMs).find((d) => d >= 0);
       t.ok(latency !== undefined && latency <= 400, `cut-in at ${atMs / 1000} s: interrupted after ${latency} ms (<= 400)`);
     }
   });
