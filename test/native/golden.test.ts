@@ -124,7 +124,7 @@ const GOLDEN: Record<string, string> = {
   '32000->16000 fast': 'e54551d05957080c/ef69d0f9268ac261',
   'channel 16k->16k': '00f116813ad6457e/4b00337f715c824f',
   'channel 24k->16k': 'e5e47cdde1261b87/a368e12631a8635d',
-  'channel 8k->16k': '8d76d9f7c1cb5219/108c58955625e897',
+  'channel 8k->16k': '8d76d9f7c1cb5219/9d9ab64fb6653d9a',
   'channel 48k->16k': 'e64f98581caaa990/4789909cbd7bc0ec',
 };
 

@@ -65,6 +65,15 @@ constexpr float kErlCreep = 1.02f;  // per hop (+0.09 dB): slow rises
 // interruptions 15 -> 13, cut-ins over 150 ms 72 -> 70; the sweep's delay jumps 1 / 3 -> 2 / 5.
 constexpr int kErlMatureHops = 100;
 constexpr float kErlMatureRise = 1.259f;
+// The gain rises only on hops judged quiet with some margin (caller probability under 0.2; it
+// may fall on any hop under 0.3). A caller masked by the bound scores 0.23-0.29 on their first
+// hops, and those hops taught the gain their level: `tuning/web/trials/06` (round 20), -21 ->
+// -11.5 dB in 40 ms, the caller then masked. The line's own hops score about 0.14. Taped live
+// calls (three runs, all cells): cut-ins over 150 ms 303 / 283 / 298 -> 299 / 282 / 293, false
+// interruptions 49 / 48 / 53 -> 44 / 45 / 49 (street -4 to -5 per run); tuning half the same.
+// Worse: the sweep's delay jumps 2 / 7 -> 4 / 8, the loud-echo probe 3 / 6 -> 3 / 7
+// (docs/benchmarks-turns.md, round 21).
+constexpr float kErlRiseQuiet = 0.2f;
 // For 300 ms after a delay is first trusted, a hop whose mic has the reference's shape there
 // at twice the double-talk test's bar (echoCorr_ >= 2) raises the gain 0.2 of the way to a
 // quarter of what the mic shows (the 6 dB margin covers the rest), not by the creep: an echo
@@ -579,7 +588,7 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
       const float r = std::max(0.f, mic[b] - std::max(micFloor[b], high_[b])) / sel[b];
       float& g = erl_[b];
       const float up = g + 0.2f * (r - g);
-      g = r > g ? (matureHops_ >= kErlMatureHops ? std::min(up, g * kErlMatureRise) : up)
+      g = r > g ? (p >= kErlRiseQuiet ? g : matureHops_ >= kErlMatureHops ? std::min(up, g * kErlMatureRise) : up)
                 : g * (r < kErlFarBelow * g ? kErlFastDecay : 0.99f);
       g = std::min(kErlMax, std::max(kErlMin, g));
       if (!echoSeen_ && testedLags_ < hist_) g = std::max(g, kErlInit);  // see kErlInit
