@@ -145,6 +145,14 @@ class BargeInDetector {
   bool overPeak_ = true;  // last hop: the mic is over the line's peaks plus the echo bound
   int dtHops_ = 0;        // consecutive hops with a residual the echo does not explain
   bool dtHop_ = false;    // last hop: the double-talk test declares the caller
+  // Waveform double-talk test (see kWaveDtFloor in bargein.cc), given the caller scorer's p; the
+  // line's echo-only waveform match (its low percentile) and a turn counter for learning it.
+  bool WaveformDoubleTalk(float p);
+  float echoWaveLow_ = 0.5f;
+  int echoWaveTurn_ = 0;
+  // Last hop: the mic heard, the line's noise and loud moments, and the echo bound (band sums).
+  float hopHeard_ = 0, hopNoise_ = 0, hopBound_ = 0;
+  int shapeLag_ = -1;  // last hop: the lag whose reference shape the mic matched best (trusted delay only)
 };
 
 }  // namespace vc

@@ -1,0 +1,43 @@
+// The waveform double-talk test (round 23, bargein.cc kWaveDtFloor): once an echo delay is
+// trusted, a hop the energy test leaves under the echo bound is the caller's when its waveform
+// does not follow the reference near that delay as closely as the echo alone does on the line.
+// A caller 10 dB over a -16 dB path's echo, 150 ms into the call's third utterance, was heard
+// after 191 ms by round 22's build (the energy test needs ~13 dB); the echo alone, on the same
+// agent line and paths (and a louder one), must still raise nothing. An echo past the detector's
+// window (its delay then rests on the window's edge) is bargein.test.ts's delay-jump case.
+import t from 'tap';
+import { agentLine, engineInterruptionsAt } from './barge-in-run.js';
+import { activePower, echoOf, speechTrack, toInt16 } from './corpus.js';
+
+const RATE = 16000;
+
+t.test('a caller 10 dB over their echo, late in the call, is heard within 150 ms', async (t) => {
+  const { agent, ref, hiss } = agentLine(RATE);
+  const caller = speechTrack(RATE, 3, 2);
+  const callerOnset = Math.round((caller.onsetsMs[0] * RATE) / 1000);
+  const lossDb = 16;
+  const overDb = 10;
+  const gain = Math.sqrt(activePower(agent) / activePower(caller)) * 10 ** (-(lossDb - overDb) / 20);
+  const echo = echoOf(agent.pcm, RATE, 250, lossDb);
+  const atMs = agent.onsetsMs[2] + 150;
+  const shift = Math.round((atMs * RATE) / 1000) - callerOnset;
+  const mic = toInt16(echo.map((v, i) => {
+    const j = i - shift;
+    return v + 30 * hiss[i] + (j >= callerOnset && j < caller.pcm.length ? gain * caller.pcm[j] : 0);
+  }));
+  const at = engineInterruptionsAt(RATE, mic, ref);
+  t.same(at.filter((ms) => ms < atMs), [], 'nothing raised before the caller');
+  const latency = at.map((ms) => ms - atMs).find((d) => d >= 0);
+  t.ok(latency !== undefined && latency <= 150, `interrupted after ${latency} ms (<= 150; round 22: 191)`);
+});
+
+for (const rateHz of [16000, 8000]) {
+  t.test(`${rateHz / 1000} kHz: the echo alone raises nothing`, async (t) => {
+    const { agent, ref, hiss } = agentLine(rateHz);
+    for (const [delayMs, lossDb] of [[40, 20], [150, 24], [250, 16], [120, 8]]) {
+      const echo = echoOf(agent.pcm, rateHz, delayMs, lossDb);
+      const at = engineInterruptionsAt(rateHz, toInt16(echo.map((v, i) => v + 30 * hiss[i])), ref);
+      t.same(at, [], `echo ${delayMs} ms -${lossDb} dB: no interruption`);
+    }
+  });
+}
