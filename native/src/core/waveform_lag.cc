@@ -88,13 +88,16 @@ float Dot(const float* a, const float* b, int n) {
 
 float WaveformLag::At(int lagHops, int windowMs) {
   const int w = std::max(kHop, std::min(kWindow, windowMs * kRate / 1000));
-  // Linear copies of the two windows, shared by the thread's channels (At() is rare).
+  // Linear copies of the two windows, shared by the thread's channels.
   thread_local std::vector<float> micWin(kWindow), refWin(kWindow + 2 * kHop);
   lagHops = std::max(0, std::min(lagHops, maxLagHops_));
-  // The mic's last kWindow samples, oldest first (micHead_ is the oldest).
-  std::copy(mic_.begin() + micHead_, mic_.end(), micWin.begin());
-  std::copy(mic_.begin(), mic_.begin() + micHead_, micWin.begin() + (kWindow - micHead_));
-  const float* mw = micWin.data() + (kWindow - w);  // the newest w samples
+  // The mic's newest w samples, oldest first (micHead_ is the ring's oldest; only w are copied:
+  // the double-talk test asks for 40 ms on many hops).
+  const int start = (micHead_ + kWindow - w) % kWindow;
+  const int firstPart = std::min(w, kWindow - start);
+  std::copy(mic_.begin() + start, mic_.begin() + start + firstPart, micWin.begin());
+  std::copy(mic_.begin(), mic_.begin() + (w - firstPart), micWin.begin() + firstPart);
+  const float* mw = micWin.data();
   const float mm = Dot(mw, mw, w);
   if (mm <= 0) return 0;
   // The reference from (lag + 1 hop + window) to (lag - 1 hop) samples ago, oldest first: at
