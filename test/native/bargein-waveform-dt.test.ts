@@ -4,7 +4,8 @@
 // A caller 10 dB over a -16 dB path's echo, 150 ms into the call's third utterance, was heard
 // after 191 ms by round 22's build (the energy test needs ~13 dB); the echo alone, on the same
 // agent line and paths (and a louder one), must still raise nothing. An echo past the detector's
-// window (its delay then rests on the window's edge) is bargein.test.ts's delay-jump case.
+// window (its delay then rests on the window's edge) is bargein.test.ts's delay-jump case. The
+// echo alone starts with the call, so the test before a delay is trusted hears it too.
 import t from 'tap';
 import { agentLine, engineInterruptionsAt } from './barge-in-run.js';
 import { activePower, echoOf, speechTrack, toInt16 } from './corpus.js';
@@ -30,6 +31,37 @@ t.test('a caller 10 dB over their echo, late in the call, is heard within 150 ms
   const latency = at.map((ms) => ms - atMs).find((d) => d >= 0);
   t.ok(latency !== undefined && latency <= 150, `interrupted after ${latency} ms (<= 150; round 22: 191)`);
 });
+
+// Before any delay is trusted (round 24, kWaveDtBar0): the initial bound masks a caller 15 dB
+// under the agent for the call's first ~600 ms; a hop whose waveform follows the reference at no
+// lag of the window is theirs, and hops that plainly do not follow it count as strong ones.
+// Round 23's build: 198, 218, 216 and 216 ms.
+const FIRST_WORDS: [rateHz: number, underDb: number, lossDb: number | null, delayMs: number][] = [
+  [16000, 15, null, 0],
+  [16000, 18, 30, 100],
+  [8000, 15, 30, 200],
+  [8000, 12, 25, 300],
+];
+for (const [rateHz, underDb, lossDb, delayMs] of FIRST_WORDS) {
+  const line = lossDb === null ? 'no echo' : `echo ${delayMs} ms -${lossDb} dB`;
+  t.test(`${rateHz / 1000} kHz, ${line}: a caller ${underDb} dB under the agent cutting into the greeting`, async (t) => {
+    const { agent, ref, hiss } = agentLine(rateHz);
+    const caller = speechTrack(rateHz, 3, 2);
+    const callerOnset = Math.round((caller.onsetsMs[0] * rateHz) / 1000);
+    const gain = Math.sqrt(activePower(agent) / activePower(caller)) * 10 ** (-underDb / 20);
+    const echo = lossDb === null ? new Float32Array(agent.pcm.length) : echoOf(agent.pcm, rateHz, delayMs, lossDb);
+    const atMs = agent.onsetsMs[0] + 150;
+    const shift = Math.round((atMs * rateHz) / 1000) - callerOnset;
+    const mic = toInt16(echo.map((v, i) => {
+      const j = i - shift;
+      return v + 30 * hiss[i] + (j >= callerOnset && j < caller.pcm.length ? gain * caller.pcm[j] : 0);
+    }));
+    const at = engineInterruptionsAt(rateHz, mic, ref);
+    t.same(at.filter((ms) => ms < atMs), [], 'nothing raised before the caller');
+    const latency = at.map((ms) => ms - atMs).find((d) => d >= 0);
+    t.ok(latency !== undefined && latency <= 180, `interrupted after ${latency?.toFixed(0)} ms (<= 180)`);
+  });
+}
 
 for (const rateHz of [16000, 8000]) {
   t.test(`${rateHz / 1000} kHz: the echo alone raises nothing`, async (t) => {

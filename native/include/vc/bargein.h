@@ -148,8 +148,10 @@ class BargeInDetector {
   // Waveform double-talk test (see kWaveDtFloor in bargein.cc), given the caller scorer's p; the
   // line's echo-only waveform match (its low percentile) and a turn counter for learning it.
   bool WaveformDoubleTalk(float p);
+  bool WindowDoubleTalk(float p);  // the same before a delay is trusted, over the whole window
   float echoWaveLow_ = 0.5f;
   int echoWaveTurn_ = 0;
+  float waveClear_ = 1.f;  // last waveform hop: its best match over the bar
   // Last hop: the mic heard, the line's noise and loud moments, and the echo bound (band sums).
   float hopHeard_ = 0, hopNoise_ = 0, hopBound_ = 0;
   int shapeLag_ = -1;  // last hop: the lag whose reference shape the mic matched best (trusted delay only)

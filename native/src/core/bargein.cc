@@ -243,6 +243,22 @@ constexpr int kWaveDtSpanHops = 1;  // At() covers +-1 hop around each of delay 
 constexpr float kWaveDtQuiet = 0.3f;
 constexpr float kWaveDtOver = 4.f;
 constexpr float kWaveDtEcho = 0.1f;
+// Before a delay is trusted the same test asks the whole window: a hop under the bound whose
+// waveform follows the reference at no lag (0.55 over 40 ms) is the caller's. The initial bound
+// (-20 dB plus the margin) masks a caller 15 dB under the agent for the first ~600 ms of a call,
+// where the echo's lag is unknown. The best of ~60 lags matches a caller by chance more often
+// than the two lags around a trusted delay, so the bar sits above the later one (0.25-0.5):
+// 0.35 heard fewer callers (taped live calls, set Y; their masked consonants matched some lag at
+// 0.35-0.55), and loud early echo (bench/turns/echo-start-probe.ts, tuning half, greetings cut by
+// their own echo 3 / 7 at 16 / 8 kHz) stays where it was up to 0.65. The caller scorer's 0.3
+// still gates it; the VAD's probability instead (it hears the echo as speech) made the probe
+// 9-22 / 7-8.
+constexpr float kWaveDtBar0 = 0.55f;
+// A waveform hop whose best match sits under 0.7 of the bar (the caller plainly dominates the
+// echo there) counts as much as a strong energy hop (kStrongExcess): 60 ms of them interrupt,
+// not 100. Every such hop counting so (any match under the bar) raised a false interruption over
+// a -10 dB path on the tuning tapes (set Y, web).
+constexpr float kWaveDtClear = 0.7f;
 
 // The sum of a level over the bands (a restarted level's total starts from it).
 float Total(const float* level) {
@@ -823,10 +839,12 @@ bool BargeInDetector::DoubleTalk(const float* mic, const float* micFloor, const 
   return dtHops_ >= kDtHops;
 }
 
-// A hop under the echo bound whose waveform does not follow the reference (see kWaveDtFloor).
+// A hop under the echo bound whose waveform does not follow the reference (see kWaveDtFloor);
+// waveClear_ says how far under the bar its best match was.
 bool BargeInDetector::WaveformDoubleTalk(float p) {
+  if (!echoSeen_) return WindowDoubleTalk(p);
   // A delay at the window's far edge may be an echo beyond it.
-  if (!echoSeen_ || delayHops_ < 0 || delayHops_ + kWaveDtSpanHops + 1 >= hist_ || jumpHops_ > 0) return false;
+  if (delayHops_ < 0 || delayHops_ + kWaveDtSpanHops + 1 >= hist_ || jumpHops_ > 0) return false;
   if (hopHeard_ < kWaveDtOver * hopNoise_) return false;
   if (p < 0.2f && hopBound_ >= hopHeard_) {
     // The echo alone, caller quiet: how closely it follows the reference on this line.
@@ -838,10 +856,26 @@ bool BargeInDetector::WaveformDoubleTalk(float p) {
   }
   if (p < kWaveDtQuiet || hopBound_ < kWaveDtEcho * hopHeard_) return false;
   const float bar = std::min(kWaveDtCeil, std::max(kWaveDtFloor, kWaveDtShare * echoWaveLow_));
+  float top = 0;
   for (int k = delayHops_ - kWaveDtSpanHops; k <= delayHops_ + kWaveDtSpanHops; k += 2)
-    if (k >= 0 && k < hist_ && wave_.At(k, kWaveDtMs) >= bar) return false;
+    if (k >= 0 && k < hist_) top = std::max(top, wave_.At(k, kWaveDtMs));
+  if (top >= bar) return false;
   const bool elsewhere = shapeLag_ >= 0 && std::abs(shapeLag_ - delayHops_) > kWaveDtSpanHops + 1;
-  return !(elsewhere && wave_.At(shapeLag_, kWaveDtMs) >= bar);
+  if (elsewhere) top = std::max(top, wave_.At(shapeLag_, kWaveDtMs));
+  waveClear_ = top / bar;
+  return top < bar;
+}
+
+// The waveform test before a delay is trusted: every lag of the window (see kWaveDtBar0).
+bool BargeInDetector::WindowDoubleTalk(float p) {
+  if (hopHeard_ < kWaveDtOver * hopNoise_ || p < kWaveDtQuiet || hopBound_ < kWaveDtEcho * hopHeard_) return false;
+  float top = 0;
+  for (int k = kWaveDtSpanHops; k < hist_ + kWaveDtSpanHops; k += 2 * kWaveDtSpanHops) {  // At(k) spans k +- 1 hop
+    top = std::max(top, wave_.At(k, kWaveDtMs));
+    if (top >= kWaveDtBar0) return false;  // the echo, most likely: no need to look further
+  }
+  waveClear_ = top / kWaveDtBar0;
+  return true;
 }
 
 void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadResult* vad,
@@ -873,7 +907,8 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
     const bool tail = BurstTail();
     const bool heardOver = caller_.rawLlr() >= kEvidenceLlr && overPeak_;
     const bool energy = heardOver && excess_ >= kEvidenceExcess;
-    const bool doubleTalk = dtHop_ || (!energy && WaveformDoubleTalk(hp));
+    const bool waveHop = !dtHop_ && !energy && WaveformDoubleTalk(hp);
+    const bool doubleTalk = dtHop_ || waveHop;
     if (!tail && (doubleTalk || energy)) {
       ++evidence;
       if (heardOver && excess_ >= kStrongExcess) ++strong;
@@ -888,7 +923,8 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
         }
       }
       const bool ramped = runPeakAt_ >= kCreditRampHops;
-      credit += heardOver && (!micFell_ || ramped) && (echoSeen_ || echoCorr_ < 1.f) ? EvidenceWeight(excess_) : 1.f;
+      credit += waveHop ? (waveClear_ < kWaveDtClear ? 1.f + kCreditBonus : 1.f)
+                : heardOver && (!micFell_ || ramped) && (echoSeen_ || echoCorr_ < 1.f) ? EvidenceWeight(excess_) : 1.f;
     }
     dt = dt || doubleTalk;
   }
