@@ -149,6 +149,7 @@ class BargeInDetector {
   // line's echo-only waveform match (its low percentile) and a turn counter for learning it.
   bool WaveformDoubleTalk(float p);
   bool WindowDoubleTalk(float p);  // the same before a delay is trusted, over the whole window
+  bool WaveformEcho();             // the mic follows the reference somewhere: echo (kEchoVeto)
   float echoWaveLow_ = 0.5f;
   int echoWaveTurn_ = 0;
   float waveClear_ = 1.f;  // last waveform hop: its best match over the bar
