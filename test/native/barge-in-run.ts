@@ -35,3 +35,16 @@ export function agentLine(rateHz: number): { agent: Track; ref: Int16Array; hiss
   const agent = agentTrack(rateHz);
   return { agent, ref: toInt16(agent.pcm), hiss: noise('white', agent.pcm.length, rateHz, 5) };
 }
+
+/**
+ * The mic of a caller cutting in over a line: `line` (echo, or zeros) plus the white hiss, plus
+ * `caller` scaled by `gain` and shifted so that its first onset falls at `atMs`.
+ */
+export function withCaller(rateHz: number, line: Float32Array, hiss: Float32Array, caller: Track, gain: number, atMs: number): Int16Array {
+  const callerOnset = Math.round((caller.onsetsMs[0] * rateHz) / 1000);
+  const shift = Math.round((atMs * rateHz) / 1000) - callerOnset;
+  return toInt16(line.map((v, i) => {
+    const j = i - shift;
+    return v + 30 * hiss[i] + (j >= callerOnset && j < caller.pcm.length ? gain * caller.pcm[j] : 0);
+  }));
+}

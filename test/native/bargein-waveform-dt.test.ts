@@ -7,7 +7,7 @@
 // window (its delay then rests on the window's edge) is bargein.test.ts's delay-jump case. The
 // echo alone starts with the call, so the test before a delay is trusted hears it too.
 import t from 'tap';
-import { agentLine, engineInterruptionsAt } from './barge-in-run.js';
+import { agentLine, engineInterruptionsAt, withCaller } from './barge-in-run.js';
 import { activePower, echoOf, speechTrack, toInt16 } from './corpus.js';
 
 const RATE = 16000;
@@ -15,17 +15,11 @@ const RATE = 16000;
 t.test('a caller 10 dB over their echo, late in the call, is heard within 150 ms', async (t) => {
   const { agent, ref, hiss } = agentLine(RATE);
   const caller = speechTrack(RATE, 3, 2);
-  const callerOnset = Math.round((caller.onsetsMs[0] * RATE) / 1000);
   const lossDb = 16;
   const overDb = 10;
   const gain = Math.sqrt(activePower(agent) / activePower(caller)) * 10 ** (-(lossDb - overDb) / 20);
-  const echo = echoOf(agent.pcm, RATE, 250, lossDb);
   const atMs = agent.onsetsMs[2] + 150;
-  const shift = Math.round((atMs * RATE) / 1000) - callerOnset;
-  const mic = toInt16(echo.map((v, i) => {
-    const j = i - shift;
-    return v + 30 * hiss[i] + (j >= callerOnset && j < caller.pcm.length ? gain * caller.pcm[j] : 0);
-  }));
+  const mic = withCaller(RATE, echoOf(agent.pcm, RATE, 250, lossDb), hiss, caller, gain, atMs);
   const at = engineInterruptionsAt(RATE, mic, ref);
   t.same(at.filter((ms) => ms < atMs), [], 'nothing raised before the caller');
   const latency = at.map((ms) => ms - atMs).find((d) => d >= 0);
@@ -47,15 +41,10 @@ for (const [rateHz, underDb, lossDb, delayMs] of FIRST_WORDS) {
   t.test(`${rateHz / 1000} kHz, ${line}: a caller ${underDb} dB under the agent cutting into the greeting`, async (t) => {
     const { agent, ref, hiss } = agentLine(rateHz);
     const caller = speechTrack(rateHz, 3, 2);
-    const callerOnset = Math.round((caller.onsetsMs[0] * rateHz) / 1000);
     const gain = Math.sqrt(activePower(agent) / activePower(caller)) * 10 ** (-underDb / 20);
     const echo = lossDb === null ? new Float32Array(agent.pcm.length) : echoOf(agent.pcm, rateHz, delayMs, lossDb);
     const atMs = agent.onsetsMs[0] + 150;
-    const shift = Math.round((atMs * rateHz) / 1000) - callerOnset;
-    const mic = toInt16(echo.map((v, i) => {
-      const j = i - shift;
-      return v + 30 * hiss[i] + (j >= callerOnset && j < caller.pcm.length ? gain * caller.pcm[j] : 0);
-    }));
+    const mic = withCaller(rateHz, echo, hiss, caller, gain, atMs);
     const at = engineInterruptionsAt(rateHz, mic, ref);
     t.same(at.filter((ms) => ms < atMs), [], 'nothing raised before the caller');
     const latency = at.map((ms) => ms - atMs).find((d) => d >= 0);
