@@ -62,3 +62,25 @@ for (const rateHz of [16000, 8000]) {
     }
   });
 }
+
+// A caller 18-22 dB under the agent sits at the initial bound's own level, and the caller scorer
+// calls their hops quiet (round 26, kWaveDtBarMasked): such a hop is theirs when its waveform
+// follows the reference at no lag of the window under 0.3. Round 25's build: 178, 218 and 196 ms.
+const MASKED_WORDS: [rateHz: number, underDb: number, intoMs: number, withinMs: number][] = [
+  [16000, 20, 250, 170],
+  [16000, 22, 250, 190],
+  [8000, 18, 150, 185],
+];
+for (const [rateHz, underDb, intoMs, withinMs] of MASKED_WORDS) {
+  t.test(`${rateHz / 1000} kHz, no echo: a caller ${underDb} dB under the agent, ${intoMs} ms into the greeting`, async (t) => {
+    const { agent, ref, hiss } = agentLine(rateHz);
+    const caller = speechTrack(rateHz, 3, 2);
+    const gain = Math.sqrt(activePower(agent) / activePower(caller)) * 10 ** (-underDb / 20);
+    const atMs = agent.onsetsMs[0] + intoMs;
+    const mic = withCaller(rateHz, new Float32Array(agent.pcm.length), hiss, caller, gain, atMs);
+    const at = engineInterruptionsAt(rateHz, mic, ref);
+    t.same(at.filter((ms) => ms < atMs), [], 'nothing raised before the caller');
+    const latency = at.map((ms) => ms - atMs).find((d) => d >= 0);
+    t.ok(latency !== undefined && latency <= withinMs, `interrupted after ${latency?.toFixed(0)} ms (<= ${withinMs})`);
+  });
+}

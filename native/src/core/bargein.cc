@@ -250,10 +250,18 @@ constexpr float kWaveDtEcho = 0.1f;
 // than the two lags around a trusted delay, so the bar sits above the later one (0.25-0.5):
 // 0.35 heard fewer callers (taped live calls, set Y; their masked consonants matched some lag at
 // 0.35-0.55), and loud early echo (bench/turns/echo-start-probe.ts, tuning half, greetings cut by
-// their own echo 3 / 7 at 16 / 8 kHz) stays where it was up to 0.65. The caller scorer's 0.3
-// still gates it; the VAD's probability instead (it hears the echo as speech) made the probe
-// 9-22 / 7-8.
+// their own echo 3 / 7 at 16 / 8 kHz) stays where it was up to 0.65. The bar holds for hops the
+// caller scorer does not call quiet (0.3); those it does face kWaveDtBarMasked. Gating on the
+// VAD's probability instead (it hears the echo as speech) made the probe 9-22 / 7-8.
 constexpr float kWaveDtBar0 = 0.55f;
+// A hop the caller scorer calls quiet (the bound covers it: a caller 15-20 dB under the agent
+// sits right at the initial bound's level) is the caller's too when its waveform follows the
+// reference at no lag under 0.3, and counts as a plain hop. The per-band test alone took such a
+// caller after 40-60 ms more (a -39 dBFS "Thanks" cut into the greeting). Between 0.3 and 0.55
+// a caller's voiced hops match the agent's at some lag by chance, and a loud drifting echo's
+// masked hops did not at 0.35-0.45 (greetings cut by their own echo, tuning half, 16 kHz: 0 ->
+// 2-6 of 120; docs/benchmarks-turns.md, round 26).
+constexpr float kWaveDtBarMasked = 0.3f;
 // A waveform hop whose best match sits under 0.7 of the bar (the caller plainly dominates the
 // echo there) counts as much as a strong energy hop (kStrongExcess): 60 ms of them interrupt,
 // not 100. Every such hop counting so (any match under the bar) raised a false interruption over
@@ -894,15 +902,18 @@ bool BargeInDetector::WaveformEcho() {
   return shapeLag_ >= 0 && std::abs(shapeLag_ - delayHops_) > 4 && wave_.At(shapeLag_, kWaveDtMs) >= kEchoVeto;
 }
 
-// The waveform test before a delay is trusted: every lag of the window (see kWaveDtBar0).
+// The waveform test before a delay is trusted: every lag of the window (see kWaveDtBar0 and
+// kWaveDtBarMasked).
 bool BargeInDetector::WindowDoubleTalk(float p) {
-  if (hopHeard_ < kWaveDtOver * hopNoise_ || p < kWaveDtQuiet || hopBound_ < kWaveDtEcho * hopHeard_) return false;
+  if (hopHeard_ < kWaveDtOver * hopNoise_ || hopBound_ < kWaveDtEcho * hopHeard_) return false;
+  const bool masked = p < kWaveDtQuiet;
+  const float bar = masked ? kWaveDtBarMasked : kWaveDtBar0;
   float top = 0;
   for (int k = kWaveDtSpanHops; k < hist_ + kWaveDtSpanHops; k += 2 * kWaveDtSpanHops) {  // At(k) spans k +- 1 hop
     top = std::max(top, wave_.At(k, kWaveDtMs));
-    if (top >= kWaveDtBar0) return false;  // the echo, most likely: no need to look further
+    if (top >= bar) return false;  // the echo, most likely: no need to look further
   }
-  waveClear_ = top / kWaveDtBar0;
+  waveClear_ = masked ? 1.f : top / kWaveDtBar0;  // masked hops never count as strong ones
   return true;
 }
 
