@@ -9,7 +9,7 @@ export interface InterruptionOptions {
   enabled: boolean;
   /**
    * Caller speech above the expected echo needed before the agent stops (default 100 ms). Speech
-   * further over the line's noise and the expected echo together counts for more of it: at 20 dB
+   * further over the line's noise and the expected echo together counts for more of it: from 18 dB
    * over, 60% of it stops the agent (a short loud first vowel).
    */
   minDurationMs: number;

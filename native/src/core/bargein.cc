@@ -42,8 +42,8 @@ constexpr float kEvidenceExcess = 3.f;
 constexpr float kStrongExcess = 100.f;
 constexpr int kStrongPercent = 60;
 // Between the two, a hop counts for more of minDurationMs the further it is over the bar: from 1
-// at kEvidenceExcess (4.8 dB) to 1 + kCreditBonus at kStrongExcess (20 dB, as kStrongPercent),
-// linear in dB. A vowel 13 dB over white noise ("Actually", "Excuse me", 90 ms of evidence
+// at kEvidenceExcess (4.8 dB) to 1 + kCreditBonus (as kStrongPercent) at kFullBonusExcess
+// (17.8 dB), linear in dB. A vowel 13 dB over white noise ("Actually", "Excuse me", 90 ms of evidence
 // 8-17 dB over the bar, then a stop) waited 170 ms more for the next syllable. Hops whose level
 // fell over 2 dB since the last one earn no bonus unless the run's loudest hop came 2 or more
 // evidence hops after its first: a door slam or clatter is loudest at once and decays 2-3 dB per
@@ -53,6 +53,12 @@ constexpr int kStrongPercent = 60;
 // loud echo's first arrival (-13 dB at 550 ms) passed as the caller. Taped live calls (set G), tuning half, web / carrier: cut-ins over 150 ms
 // 14 / 20 -> 9 / 13, over 400 ms 4 / 5 -> 2 / 2, false interruptions the same (6 / 0).
 constexpr float kCreditBonus = 100.f / kStrongPercent - 1.f;
+// The full bonus came at 20 dB (kStrongExcess) until round 27: a carrier caller's "Ex-" 15-19 dB
+// over white noise made 84 of the 100 ms, and the rest of the word waited for "-cuse me" (321 ms).
+// Tuning tapes (set AB), web / carrier, cut-ins over 150 ms 9 / 13 -> 8 / 12, false interruptions,
+// the tuning sweeps and probes the same. Lowering kStrongExcess itself instead (17 dB) let door
+// slams through (its count has no decay exception) and a jumping echo path.
+constexpr float kFullBonusExcess = 60.f;
 constexpr float kCreditFallLog2 = 0.66f;  // 2 dB
 constexpr int kCreditRampHops = 2;
 constexpr float kErlCreep = 1.02f;  // per hop (+0.09 dB): slow rises
@@ -291,7 +297,7 @@ float Total(const float* level) {
 
 // How much of minDurationMs an evidence hop counts for (see kCreditBonus).
 float EvidenceWeight(float excess) {
-  const float over = std::log(excess / kEvidenceExcess) / std::log(kStrongExcess / kEvidenceExcess);
+  const float over = std::log(excess / kEvidenceExcess) / std::log(kFullBonusExcess / kEvidenceExcess);
   return 1.f + kCreditBonus * std::min(1.f, std::max(0.f, over));
 }
 
