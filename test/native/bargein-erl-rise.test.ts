@@ -13,6 +13,12 @@ const CASES = [
   { rateHz: 16000, voice: 1, text: 2, delayMs: 200, lossDb: 20, underDb: 18, utterance: 1, intoMs: 300, withinMs: 400 },
   { rateHz: 16000, voice: 1, text: 2, delayMs: 120, lossDb: 24, underDb: 18, utterance: 2, intoMs: 100, withinMs: 1000 },
   { rateHz: 8000, voice: 3, text: 1, delayMs: 300, lossDb: 17, underDb: 15, utterance: 1, intoMs: 200, withinMs: 1500 },
+  // Once a delay is trusted, a hop that would lift the gain over 3 dB teaches it only if the mic's
+  // waveform follows the reference at the delay (round 28, kErlWaveRise): the masked caller's own
+  // hops, scored under 0.2, taught it. Round 27's build: 910, 330 and 340 ms.
+  { rateHz: 8000, voice: 1, text: 2, delayMs: 200, lossDb: 20, underDb: 18, utterance: 1, intoMs: 250, withinMs: 700 },
+  { rateHz: 8000, voice: 1, text: 2, delayMs: 200, lossDb: 20, underDb: 15, utterance: 1, intoMs: 250, withinMs: 290 },
+  { rateHz: 8000, voice: 3, text: 2, delayMs: 60, lossDb: 20, underDb: 15, utterance: 1, intoMs: 100, withinMs: 300 },
 ];
 
 for (const c of CASES) {

@@ -150,6 +150,8 @@ class BargeInDetector {
   bool WaveformDoubleTalk(float p);
   bool WindowDoubleTalk(float p);  // the same before a delay is trusted, over the whole window
   bool WaveformEcho();             // the mic follows the reference somewhere: echo (kEchoVeto)
+  float DelayWaveMatch();          // the waveform match around the trusted delay
+  float EchoWaveMatch();           // and at the lag the mic's shape matches (a jump)
   float echoWaveLow_ = 0.5f;
   int echoWaveTurn_ = 0;
   float waveClear_ = 1.f;  // last waveform hop: its best match over the bar

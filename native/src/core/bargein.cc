@@ -80,6 +80,19 @@ constexpr float kErlMatureRise = 1.259f;
 // Worse: the sweep's delay jumps 2 / 7 -> 4 / 8, the loud-echo probe 3 / 6 -> 3 / 7
 // (docs/benchmarks-turns.md, round 21).
 constexpr float kErlRiseQuiet = 0.2f;
+// Once a delay is trusted, a hop that would lift a band's gain over 3 dB teaches it only if the
+// mic's 40 ms waveform follows the reference at the delay (+-2 hops) at kWaveFollows (0.5) or more:
+// the echo does, whatever its path (0.6-0.96 on the held-out live calls); a caller masked by the
+// bound does not. A -37 dBFS caller who cut into the greeting of a call with a -26 dB echo
+// (`heldout/web/trials/28`) scored 0.15 under the bound and lifted the gain from -20 to -10 dB in
+// 80 ms, then waited 320-520 ms on each of the next three cut-ins. Smaller rises go unchecked
+// (a path's drift; a check per hop would cost 2-3 us), and so does a delay at the window's far
+// edge (an echo beyond the window follows no lag the window holds; checked there, a -10 dB path
+// that jumped past the window raised a false interruption in bargein.test.ts). Taped live calls
+// (set AD, held-out web / carrier): cut-ins over 400 ms 18 / 27 -> 12 / 27, 30 faster and 3
+// slower (60 -> 81 ms); tuning half the same. Sweep, tuning half, fresh calls: max 640 / 840 ->
+// 600 / 660 ms (16 / 8 kHz), false interruptions the same (docs/benchmarks-turns.md, round 28).
+constexpr float kErlWaveRise = 2.f;
 // For 300 ms after a delay is first trusted, a hop whose mic has the reference's shape there
 // at twice the double-talk test's bar (echoCorr_ >= 2) raises the gain 0.2 of the way to a
 // quarter of what the mic shows (the 6 dB margin covers the rest), not by the creep: an echo
@@ -661,10 +674,15 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
     // the noise, bounding a line without echo 7-12 dB over the noise (carrier callers 6 dB over
     // white noise missed). Replayed calls, tuning half, misses web / carrier 4 / 2 -> 3 / 1,
     // p95 760 / 760 -> 340 / 340 ms; the sweep's false interruptions 6 / 9 -> 6 / 10.
+    int echoLikeWave = -1;  // kErlWaveRise: asked once per hop, when a band would rise that far
     for (int b = 0; b < kBands; ++b) {
       if (sel[b] < 30.f * micFloor[b]) continue;  // reference too weak here
-      const float r = std::max(0.f, mic[b] - std::max(micFloor[b], high_[b])) / sel[b];
+      float r = std::max(0.f, mic[b] - std::max(micFloor[b], high_[b])) / sel[b];
       float& g = erl_[b];
+      if (r > kErlWaveRise * g && delayHops_ >= 0 && delayHops_ + kWaveDtSpanHops + 1 < hist_) {
+        if (echoLikeWave < 0) echoLikeWave = EchoWaveMatch() >= kWaveFollows ? 1 : 0;
+        if (!echoLikeWave) r = g;
+      }
       const float up = g + 0.2f * (r - g);
       g = r > g ? (p >= kErlRiseQuiet ? g : matureHops_ >= kErlMatureHops ? std::min(up, g * kErlMatureRise) : up)
                 : g * (r < kErlFarBelow * g ? kErlFastDecay : 0.99f);
@@ -884,14 +902,28 @@ bool BargeInDetector::WaveformDoubleTalk(float p) {
   }
   if (p < kWaveDtQuiet || hopBound_ < kWaveDtEcho * hopHeard_) return false;
   const float bar = std::min(kWaveDtCeil, std::max(kWaveDtFloor, kWaveDtShare * echoWaveLow_));
-  float top = 0;
-  for (int k = delayHops_ - kWaveDtSpanHops; k <= delayHops_ + kWaveDtSpanHops; k += 2)
-    if (k >= 0 && k < hist_) top = std::max(top, wave_.At(k, kWaveDtMs));
+  float top = DelayWaveMatch();
   if (top >= bar) return false;
   const bool elsewhere = shapeLag_ >= 0 && std::abs(shapeLag_ - delayHops_) > kWaveDtSpanHops + 1;
   if (elsewhere) top = std::max(top, wave_.At(shapeLag_, kWaveDtMs));
   waveClear_ = top / bar;
   return top < bar;
+}
+
+// How closely the mic's last 40 ms follow the reference within two hops of the trusted delay.
+float BargeInDetector::DelayWaveMatch() {
+  float top = 0;
+  for (int k = delayHops_ - kWaveDtSpanHops; k <= delayHops_ + kWaveDtSpanHops; k += 2)  // At(k) spans k +- 1 hop
+    if (k >= 0 && k < hist_) top = std::max(top, wave_.At(k, kWaveDtMs));
+  return top;
+}
+
+// The same, or at the lag whose band shape the mic matches now if that is elsewhere (an echo
+// that jumped).
+float BargeInDetector::EchoWaveMatch() {
+  const float top = DelayWaveMatch();
+  const bool elsewhere = shapeLag_ >= 0 && std::abs(shapeLag_ - delayHops_) > kWaveDtSpanHops + 1;
+  return elsewhere ? std::max(top, wave_.At(shapeLag_, kWaveDtMs)) : top;
 }
 
 // Whether the mic's waveform follows the reference where the echo may be (see kEchoVeto): with a
