@@ -5,10 +5,12 @@
 // per noise type and SNR on both corpus halves, and barge-in false alarms on pure echo.
 // BENCH_ALT_NATIVE=/path/to/vc_native.node adds another build of the addon (e.g. the
 // committed code built elsewhere) to the chain timing, the accuracy and the echo tables, in
-// the same run and interleaved frame by frame. Writes bench/results/native.json.
+// the same run and interleaved frame by frame. Writes bench/results/native.json (BENCH_OUT: another
+// file); a --quick run writes only to BENCH_OUT, so that it does not replace the committed full run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
+import { dirname } from 'node:path';
 import SR from 'speex-resampler';
 import { BargeInDetector, EchoChain, Framer, G711, MediaChannel, Resampler, Vad, nativeDebug } from '../../src/audio/native.js';
 import type { VcNativeAddon } from '../../src/audio/native-addon.js';
@@ -410,15 +412,17 @@ if (ec) {
     console.log(`  ${String(r.delayMs).padStart(3)} ms -${r.attenDb} dB  barge-in ${pct(r.bargeInFalseAlarm)} (${r.interruptions} interruptions)${b ? ` ${ALT_NAME} ${pct(b.bargeInFalseAlarm)} (${b.interruptions})` : ''} | plain VAD ours ${pct(r.ourPlainVad)} webrtc ${pct(r.webrtcMode3)} silero ${pct(r.silero)}`);
   }
 }
-if (st && ch && bt && acc && crowd && ec) {
-  mkdirSync('bench/results', { recursive: true });
-  writeFileSync('bench/results/native.json', JSON.stringify({
+const outPath = process.env.BENCH_OUT ?? (quick ? null : 'bench/results/native.json');
+if (st && ch && bt && acc && crowd && ec && !outPath) console.log('\nquick run: results not written (BENCH_OUT=<file> writes them)');
+if (st && ch && bt && acc && crowd && ec && outPath) {
+  mkdirSync(dirname(outPath), { recursive: true });
+  writeFileSync(outPath, JSON.stringify({
     date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model, cores: cpus().length, quick,
     alt: ALT_PATH ? { name: ALT_NAME, path: ALT_PATH } : null,
     note: 'stages: ns per 20 ms frame, best and median of batch means; chain and baselines: ns per frame, one timed call per frame (timer included)',
     stages: st, chain: ch, baselineTiming: bt, vadAccuracy: acc, crowdAlone: crowd, echoFalseAlarm: ec,
   }, null, 2) + '\n');
-  console.log('\nwrote bench/results/native.json');
+  console.log(`\nwrote ${outPath}`);
 }
 if (process.argv.includes('--markdown') && st && ch && bt && acc && ec) {
   // Tables for docs/native.md.
