@@ -15,7 +15,8 @@
 // Scored as eval-summary.ts does, on the detector alone: a trial (a cut-in in the first 300 ms of
 // an agent utterance) is hit by the first interruption from its start to 3 s after its onset (or
 // the caller's next words), latency from the onset; an interruption while the agent speaks and
-// the caller has been silent for 500 ms is false, per 10 minutes of such agent speech.
+// the caller has been silent for 500 ms is false, per 10 minutes of such agent speech. Rows
+// starting with `all` sum the loads (quiet, cpu, stalls) a run taped.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EvalCall } from './eval-set.js';
@@ -57,8 +58,10 @@ for (const phase of phases) {
     const said = r.said.filter((s) => s.startAt > 0);
     const turns = phase.server.log.turns.filter(([sid]) => sid === r.sessionId);
     const heardBefore = (t: number) => callerSilentRuns(r.runs, said).reduce((n, [a, b]) => n + Math.max(0, Math.min(b, t) - a), 0);
-    const group = `${phase.load} ${call.half} ${call.path}`;
-    const byLine = `${group} ${lineGroup(call.line)}`;
+    // Each trial and false interruption counts in its load's rows and in the rows over all loads.
+    const groups = [phase.load, 'all'].map((load) => `${load} ${call.half} ${call.path}`);
+    const keys = [...groups, ...groups.map((g) => `${g} ${lineGroup(call.line)}`)];
+    const count = (add: (t: Tally) => void) => keys.forEach((k) => add(tally(k)));
     const fires = play.interruptions;
     const used = new Set<number>();
     const row: string[] = [];
@@ -70,8 +73,7 @@ for (const phase of phases) {
       if (hit >= 0) used.add(hit);
       if ((s.window ?? 'first300') !== 'first300') continue;
       const ms = hit >= 0 ? fires[hit] - onset : Infinity;
-      tally(group).latencies.push(ms);
-      tally(byLine).latencies.push(ms);
+      count((t) => t.latencies.push(ms));
       row.push(Number.isFinite(ms) ? String(Math.round(ms)) : 'miss');
       if (trialsOut) {
         const utteranceAt = s.utteranceAt ?? s.startAt;
@@ -88,13 +90,11 @@ for (const phase of phases) {
     for (const [j, t] of fires.entries()) {
       if (used.has(j) || speaking(t, 500)) continue;
       if (!r.runs.some(([a, b]) => t >= a && t <= b + 300)) continue;
-      tally(group).falses++;
-      tally(byLine).falses++;
+      count((t) => t.falses++);
       if (verbose) console.log(`${phase.load} ${r.id} ${lineGroup(call.line)}: false interruption at ${Math.round(t - (r.runs[0]?.[0] ?? 0))} ms`);
     }
     const ms = callerSilentRuns(r.runs, said).reduce((n, [x, y]) => n + (y - x), 0);
-    tally(group).quietMs += ms;
-    tally(byLine).quietMs += ms;
+    count((t) => (t.quietMs += ms));
     if (verbose) console.log(`${r.id} ${lineGroup(call.line)}: ${row.join(' ')}`);
   }
 }
