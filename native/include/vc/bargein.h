@@ -127,6 +127,7 @@ class BargeInDetector {
   // Per band running 90th percentile of the line beyond the echo while none is expected (see LearnHigh).
   void LearnHigh(const float* mic, const float* sel);
   float high_[kBands];
+  int highHops_ = 0;  // hops it has learned, up to kHighFastHops
   // The same two levels of the line's total over the bands (see LoudLineBar).
   float peakTotal_ = 0, highTotal_ = 0;
   float LoudLineBar() const;

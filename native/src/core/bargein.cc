@@ -194,6 +194,23 @@ constexpr int kPeakOver = 1;
 constexpr float kHighUp = 1.05f;
 constexpr float kHighDown = 0.99459f;  // kHighUp^(-1/9): up on 10% of hops, down on 90%
 constexpr float kHighOver = 3.f;
+// After its first 2 s of learning the percentile moves at half those steps (0.1 dB up, 0.012
+// down). It learns, while no echo is expected, whatever a run of caller evidence under 40 ms
+// leaves, and a caller's words under the bar are no evidence: at full speed they lifted it
+// 0.2 dB a hop, the bar rose over the caller's next words, and those taught it more
+// (`heldout/carrier/trials/15`, -24 dBFS over white noise: the percentile from 1.4x the floor to
+// 9x in the caller's own turn, the next cut-ins 1,221 and 1,760 ms). The first 2 s stay fast: a
+// line that opens with music must be learned before its beats pass for a caller (half speed
+// from the start: the tuning noise probe's music false interruptions 3 / 4 -> 11 / 10 at 16 /
+// 8 kHz). Taped live calls (set AF, bench/turns/tape-eval.ts), tuning half: cut-ins over 400 ms
+// web / carrier 1 / 5 -> 0 / 4, false interruptions the same; held-out: over 150 ms 114 / 88 ->
+// 111 / 83, over 400 ms 8 / 28 -> 8 / 22, false interruptions 20 / 14 -> 17 / 11. Worse: the
+// noise probe's street, tuning 25 / 30 -> 26 / 30, held-out 12 / 31 -> 15 / 32 (a level that
+// follows traffic more slowly); a third of the speed: a false interruption more on the tuning
+// tapes (docs/benchmarks-turns.md, round 29).
+constexpr int kHighFastHops = 200;
+constexpr float kHighSlowUp = 1.0246951f;    // kHighUp^(1/2)
+constexpr float kHighSlowDown = 0.9972930f;  // kHighSlowUp^(-1/9)
 // The percentile stops learning once a run of caller evidence has lasted 40 ms: a caller whose
 // speech is not yet an interruption was learned as the line and masked themselves (babble
 // callers 5-8 dB over the crowd missed). Music's beats make runs of 20-40 ms: with 20 ms the
@@ -366,6 +383,7 @@ void BargeInDetector::Reset() {
   for (float& g : dtGain_) g = kErlInit;
   for (float& g : peak_) g = 0;
   for (float& g : high_) g = 0;
+  highHops_ = 0;
   peakTotal_ = highTotal_ = 0;
   highFar_.hops = peakFar_.hops = 0;
   peakFloor_ = 0;
@@ -763,14 +781,17 @@ void BargeInDetector::FollowActivity(bool active) {
 }
 
 void BargeInDetector::LearnHigh(const float* mic, const float* sel) {
+  const bool fast = highHops_ < kHighFastHops;  // see kHighFastHops
+  if (fast) ++highHops_;
+  const float up = fast ? kHighUp : kHighSlowUp, down = fast ? kHighDown : kHighSlowDown;
   float total = 0;
   for (int b = 0; b < kBands; ++b) {
     const float x = std::max(0.f, mic[b] - dtGain_[b] * sel[b]);
     float& q = high_[b];
-    q = q == 0.f ? x : x > q ? q * kHighUp : q * kHighDown;
+    q = q == 0.f ? x : x > q ? q * up : q * down;
     total += x;
   }
-  highTotal_ = highTotal_ == 0.f ? total : total > highTotal_ ? highTotal_ * kHighUp : highTotal_ * kHighDown;
+  highTotal_ = highTotal_ == 0.f ? total : total > highTotal_ ? highTotal_ * up : highTotal_ * down;
 }
 
 // What evidence must clear beyond the echo bound: the line's peaks and kHighOver times its 90th
