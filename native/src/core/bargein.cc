@@ -181,6 +181,17 @@ constexpr float kDtMuSlow = 0.02f;  // upward step when the mic does not look li
 // and music false barge-ins 25 and 57 -> 0 and 8 per 11.7 min on the tuning half).
 constexpr float kPeakRise = 0.3f;
 constexpr float kPeakDecay = 0.998f;
+// The peaks do not rise in the caller scorer's first 200 ms (kPeakWarmUpHops), while its floor
+// adapts fast from the stream's first hop: a callee speaking 20 ms into the stream lifted that
+// floor 18x, the next hops of their word scored quiet under it and taught the peaks 8x the
+// settled floor, and the bar masked their cut-ins for seconds (`tuning/carrier/trials/03`,
+// -24 dBFS over white noise: 1,541, 1,060, 420 and 859 ms; now 1,361, 160, 299 and 160). Taped
+// live calls (set AG), tuning half: cut-ins over 400 ms web / carrier 0 / 4 -> 0 / 1, false
+// interruptions the same; held-out: over 150 ms 113 / 85 -> 112 / 85, over 400 ms 12 / 23 -> 8 /
+// 23, false interruptions the same; 20 faster, 2 slower (a carrier echo call, 160 -> 240 ms).
+// Sweeps (the tuning one a cut-in faster), loud-echo probe and the tuning noise probe the same;
+// the held-out noise probe's street +1 at 16 kHz (docs/benchmarks-turns.md, round 29).
+constexpr int kPeakWarmUpHops = 20;
 constexpr int kPeakOver = 1;
 // The line's loud moments: a running 90th percentile per band of the mic beyond the predicted
 // echo (steps up 0.21 dB, down 0.023 dB per hop), learned while no echo is expected and the
@@ -884,15 +895,16 @@ bool BargeInDetector::DoubleTalk(const float* mic, const float* micFloor, const 
     // Only hops with no band over teach the peaks and the gains: a masked caller's onset trips
     // bands first. The peaks: what the line carries beyond the echo (music notes, a crowd's loud
     // moments), rising 0.3 of the way per hop, falling 0.9 dB per second.
+    const float rise = caller_.hops() < kPeakWarmUpHops ? 0.f : kPeakRise;  // see kPeakWarmUpHops
     bool rose = false;
     float total = 0;
     for (int b = 0; b < kBands; ++b) {
       const float x = std::max(0.f, mic[b] - dtGain_[b] * sel[b]);
-      rose = rose || x > peak_[b];
-      peak_[b] = x > peak_[b] ? peak_[b] + kPeakRise * (x - peak_[b]) : peak_[b] * kPeakDecay;
+      rose = rose || (rise > 0.f && x > peak_[b]);
+      peak_[b] = x > peak_[b] ? peak_[b] + rise * (x - peak_[b]) : peak_[b] * kPeakDecay;
       total += x;
     }
-    peakTotal_ = total > peakTotal_ ? peakTotal_ + kPeakRise * (total - peakTotal_) : peakTotal_ * kPeakDecay;
+    peakTotal_ = total > peakTotal_ ? peakTotal_ + rise * (total - peakTotal_) : peakTotal_ * kPeakDecay;
     if (rose) peakFloor_ = FloorSum();
     const float mu = echoCorr >= 1.f ? kDtMu : kDtMuSlow;
     for (int b = 0; b < kBands; ++b) {
