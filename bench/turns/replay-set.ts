@@ -2,8 +2,8 @@
 // evaluation set (the committed run's seed and sizes) replayed whole through the barge-in
 // detector alone (call-sim.ts: simulated time, one channel per call, the caller's own turns in
 // it): misses, latency and false interruptions per call, in about a minute. It stands in for the
-// live run's quiet phase when trying a change of native/src/core/bargein.cc; the live run
-// (npm run bench:turns) is what gets reported. REPLAY_ONLY: a regular expression on call ids.
+// live run's quiet phase when trying a change of the barge-in detector (native/src/core/bargein*.cc);
+// the live run (npm run bench:turns) is what gets reported. REPLAY_ONLY: a regular expression on call ids.
 import { readFileSync } from 'node:fs';
 import { evalSet, MATERIAL, type Half } from './eval-set.js';
 import { synth, utterance } from './eval-audio.js';

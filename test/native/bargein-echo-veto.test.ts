@@ -1,4 +1,4 @@
-// The echo veto (round 25, bargein.cc kEchoVeto): an evidence hop while the agent speaks whose
+// The echo veto (round 25, bargein_tuning.h kEchoVeto): an evidence hop while the agent speaks whose
 // waveform follows the reference at 0.8 or more near the trusted delay, or at the lag the mic's
 // band shape matches now, is the echo, whatever the echo bound expected. An echo path whose
 // delay jumps every 8 s (a jitter buffer playing the rest later) met a bound still at the old

@@ -3,7 +3,7 @@
 // too; only a run of 40 ms of evidence stops it, and a caller 6 dB over the noise makes little
 // evidence. At full speed the percentile climbed onto the caller's voice within their turn and
 // the bar over it masked their next cut-in (a taped carrier call: 1,221 and 1,760 ms). After its
-// first 2 s it now moves at half speed (round 29, kHighFastHops in bargein.cc).
+// first 2 s it now moves at half speed (round 29, kHighFastHops in bargein_tuning.h).
 // The call: the agent speaks, the caller answers for about 9 s (three sentences), the agent
 // speaks again and the caller cuts in 150-350 ms into it. At 8 kHz round 28's build missed 6 of
 // the 9 cut-ins and took 814-1,514 ms for the rest; this build: median 194 ms, slowest 1,431 ms

@@ -2,7 +2,7 @@
 // line: the vowel gives 60-70 ms of evidence far over the bar, then its consonants sit under it,
 // and the cut-in waited for the next vowel (185-273 ms). Evidence far over the noise and the
 // expected echo (18-20 dB) now interrupts after 60% of minDurationMs (kStrongExcess and
-// kFullBonusExcess in bargein.cc): medians 191-233 -> 71-78 ms here. Callers who open on a longer
+// kFullBonusExcess in bargein_tuning.h): medians 191-233 -> 71-78 ms here. Callers who open on a longer
 // voiced stretch ("Actually", "Um") were already at about 100 ms and stay under it.
 import t from 'tap';
 import { interruptionsAt } from './barge-in-run.js';

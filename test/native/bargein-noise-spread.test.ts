@@ -3,7 +3,7 @@
 // those were summed band by band: on a steady noise each narrow band's 10 ms hops spread several
 // dB over their mean, so the sum asked more of a caller than the line's total ever shows. The
 // bands now keep their shape but are scaled to the total's own levels (LoudLineBar in
-// bargein.cc). Round 13 -> 14, medians: pink 175 -> 158 ms (16 kHz) and 172 -> 153 ms (8 kHz);
+// bargein_line_levels.cc). Round 13 -> 14, medians: pink 175 -> 158 ms (16 kHz) and 172 -> 153 ms (8 kHz);
 // white unchanged (175 and 278 ms: there the 90th percentile's 4.8 dB margin binds, and
 // lowering it brought back false interruptions over music, docs/benchmarks-turns.md round 14).
 // Round 15 (evidence weighted by how far it is over the bar): white 151 / 212 ms, pink 135 / 133.

@@ -3,7 +3,7 @@
 // speech; the word's next hops scored quiet under it and raised the line's peaks far over the
 // noise, and the bar they set masked the callee's cut-ins for seconds (a taped outbound carrier
 // call over white noise, voice en-gb+Andy: 1,541, 1,060, 420 and 859 ms). The peaks now do not
-// rise in the scorer's first 200 ms (round 29, kPeakWarmUpHops in bargein.cc).
+// rise in the scorer's first 200 ms (round 29, kPeakWarmUpHops in bargein_tuning.h).
 // The calls: 8 kHz, white noise at -30 dBFS, no echo; the callee says a sentence 20 ms into the
 // stream while the agent's greeting starts, then cuts into the agent's next two utterances, 6 dB
 // over the noise; 12 calls, 24 cut-ins. Without the held peaks 5 cut-ins took 787-1,227 ms; with

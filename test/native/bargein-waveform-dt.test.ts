@@ -1,4 +1,4 @@
-// The waveform double-talk test (round 23, bargein.cc kWaveDtFloor): once an echo delay is
+// The waveform double-talk test (round 23, bargein_tuning.h kWaveDtFloor): once an echo delay is
 // trusted, a hop the energy test leaves under the echo bound is the caller's when its waveform
 // does not follow the reference near that delay as closely as the echo alone does on the line.
 // A caller 10 dB over a -16 dB path's echo, 150 ms into the call's third utterance, was heard

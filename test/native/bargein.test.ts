@@ -101,7 +101,7 @@ t.test('an echo path that gets 20 dB louder mid-call is learned', async (t) => {
 
 t.test('an echo whose delay jumps mid-call (a jitter buffer playing the rest later), caller silent: no interruptions', async (t) => {
   // Every 8 s the path is 100-200 ms longer or shorter: the tracker must follow it, through the
-  // waveform check on the new lag (bargein.cc, kWaveFollows). At -6 dB both builds, with and
+  // waveform check on the new lag (bargein_tuning.h, kWaveFollows). At -6 dB both builds, with and
   // without that check, raise some here; the sweep's jump lines measure the rest
   // (docs/benchmarks-turns.md, round 12).
   const delays = [60, 200, 340, 160, 280, 120];

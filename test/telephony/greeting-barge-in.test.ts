@@ -145,7 +145,7 @@ t.test('outbound with interruptible_greeting false: the greeting plays to the en
 t.test('outbound: the stream opens in the middle of the callee\'s "hello", and talking over the greeting later still cuts it', async (t) => {
   // The callee began "hello" as they picked up, so the stream's first frame is mid-word. The
   // barge-in detector took that first frame as the line's level and the callee was masked for the
-  // whole call: no clear, ever (native/src/core/bargein.cc, kLevelFar).
+  // whole call: no clear, ever (native/src/core/bargein_tuning.h, kLevelFar).
   providers.script.transcripts = ['hello', 'sorry who is calling'];
   providers.script.replies = ['Hello!', 'This is the city clinic.'];
   const hello = speech('Hello there?', 8000);

@@ -120,7 +120,7 @@ class BargeInDetector {
   bool waveFollows_ = false;
   bool fired_ = false;
   float excess_ = 0;  // last hop: mic power over (noise background + expected echo)
-  // Per-band residual double-talk test (see DoubleTalk in bargein.cc).
+  // Per-band residual double-talk test (see DoubleTalk in bargein_double_talk.cc).
   bool DoubleTalk(const float* mic, const float* micFloor, const float* sel, float echoCorr, bool quiet);
   float dtGain_[kBands];  // per band echo power gain at the tracked delay, learned by NLMS
   float peak_[kBands];    // per band peak level of the line beyond the echo, caller silent
@@ -146,7 +146,7 @@ class BargeInDetector {
   bool overPeak_ = true;  // last hop: the mic is over the line's peaks plus the echo bound
   int dtHops_ = 0;        // consecutive hops with a residual the echo does not explain
   bool dtHop_ = false;    // last hop: the double-talk test declares the caller
-  // Waveform double-talk test (see kWaveDtFloor in bargein.cc), given the caller scorer's p; the
+  // Waveform double-talk test (see kWaveDtFloor in bargein_tuning.h), given the caller scorer's p; the
   // line's echo-only waveform match (its low percentile) and a turn counter for learning it.
   bool WaveformDoubleTalk(float p);
   bool WindowDoubleTalk(float p);  // the same before a delay is trusted, over the whole window
