@@ -45,7 +45,9 @@ const ONLY = process.env.BENCH_EVAL_ONLY ? new RegExp(process.env.BENCH_EVAL_ONL
 
 export function evalSizes(scale = SCALE): EvalSizes {
   const n = (k: number) => Math.max(1, Math.round(k * scale));
-  return { trialCalls: { heldout: n(30), tuning: n(14) }, listenerEcho: n(3), listenerMs: Number(process.env.BENCH_EVAL_LISTENER_MS ?? 60_000) };
+  // The halves are the same size since round 30: with 14 tuning calls per path (4 over echo) the
+  // tuning half could not tell an echo change's gain from its cost (docs/benchmarks-turns.md).
+  return { trialCalls: { heldout: n(30), tuning: n(30) }, listenerEcho: n(3), listenerMs: Number(process.env.BENCH_EVAL_LISTENER_MS ?? 60_000) };
 }
 
 /** The next message of `p` that `pick` accepts; rejects if `p` exits first. */
