@@ -15,6 +15,7 @@
         "native/src/core/echo_cancel_stage.cc",
         "native/src/core/waveform_lag.cc",
         "native/src/core/bargein.cc",
+        "native/src/core/bargein_bursts.cc",
         "native/src/core/bargein_caps.cc",
         "native/src/core/bargein_double_talk.cc",
         "native/src/core/bargein_line_levels.cc",

@@ -10,7 +10,7 @@ mkdir -p bin out
 FLAGS=(-std=c++17 -O1 -g -fno-exceptions -fsanitize=fuzzer,address,undefined
   -fno-sanitize-recover=undefined -Wno-psabi -DVC_NO_MULTIVERSION -I../include)
 CORE=(../src/core/status.cc ../src/core/framer.cc ../src/core/g711.cc ../src/core/resampler.cc
-  ../src/core/vad.cc ../src/core/echo_canceller.cc ../src/core/echo_cancel_stage.cc ../src/core/waveform_lag.cc ../src/core/bargein.cc ../src/core/bargein_caps.cc
+  ../src/core/vad.cc ../src/core/echo_canceller.cc ../src/core/echo_cancel_stage.cc ../src/core/waveform_lag.cc ../src/core/bargein.cc ../src/core/bargein_bursts.cc ../src/core/bargein_caps.cc
   ../src/core/bargein_double_talk.cc ../src/core/bargein_line_levels.cc ../src/core/channel.cc ../src/core/echo_chain.cc)
 status=0
 for t in ${TARGETS:-framer g711 resampler channel echo_chain}; do

@@ -1,5 +1,5 @@
 // The line beyond the echo: its loud-moment levels (the 90th percentile and the bar they make),
-// their restarts, and the tails of bursts.
+// and their restarts.
 #include "vc/bargein.h"
 
 #include <cmath>
@@ -87,21 +87,6 @@ float BargeInDetector::FloorSum() const {
   float sum = 0;
   for (int b = 0; b < kBands; ++b) sum += fl[b];
   return sum;
-}
-
-// Whether this hop is the tail of a burst (see kBurstExcess): 12 dB under the loudest hop of the
-// last 100 ms that was far over the bound.
-bool BargeInDetector::BurstTail() {
-  const bool burst = excess_ >= kBurstExcess;
-  const bool onset = micLog_ - burstDipLog_ >= kBurstRiseLog2;
-  if (onset)
-    for (float& v : burstLog_) v = kNoBurst;
-  burstLog_[burstHead_] = burst ? micLog_ : kNoBurst;
-  burstHead_ = (burstHead_ + 1) % kBurstHops;
-  burstDipLog_ = burst || onset ? micLog_ : std::min(burstDipLog_, micLog_);
-  float top = kNoBurst;
-  for (float v : burstLog_) top = std::max(top, v);
-  return micLog_ < top - kBurstFallLog2;
 }
 
 }  // namespace vc
