@@ -65,6 +65,7 @@ void BargeInDetector::Reset() {
   for (float& v : burstLog_) v = kNoBurst;
   burstHead_ = 0;
   burstDipLog_ = 0;
+  stretch_ = Stretch{};
   delayHops_ = -1;
   jumpLag_ = -10;
   jumpHops_ = 0;
@@ -441,7 +442,10 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
     const bool waveHop = !dtHop_ && !energy && WaveformDoubleTalk(hp);
     const bool doubleTalk = dtHop_ || waveHop;
     const bool echo = !tail && !fired_ && (dtHop_ || energy) && refActiveHops_ > 0 && WaveformEcho();
-    if (!tail && !echo && (doubleTalk || energy)) {
+    // A burst's tail belongs to the stretch it ends (a horn under a slam comes after it).
+    const bool heardHop = !echo && (doubleTalk || energy);
+    const bool underOnset = UnderLoudOnset(heardHop);  // every hop: it counts the gaps
+    if (heardHop && !tail && !underOnset) {
       ++evidence;
       if (heardOver && excess_ >= kStrongExcess) ++strong;
       if (runMs_ == 0 && evidence == 1) {

@@ -1,5 +1,5 @@
-// Bursts on the line (door slams, clatter): hops that do not count as the caller's evidence
-// however far over the bound they are.
+// Bursts on the line (door slams, clatter) and what follows them: hops that do not count as
+// the caller's evidence however far over the bound they are.
 #include "vc/bargein.h"
 
 #include <algorithm>
@@ -23,6 +23,31 @@ bool BargeInDetector::BurstTail() {
   float top = kNoBurst;
   for (float v : burstLog_) top = std::max(top, v);
   return micLog_ < top - kBurstFallLog2;
+}
+
+// Whether this candidate evidence hop lies in a stretch that began at its loudest and sits 2.1 dB
+// or more under that peak (see kOnsetFallLog2): a slam's decay and the steady sound it leads into.
+// Called once per hop.
+bool BargeInDetector::UnderLoudOnset(bool candidate) {
+  Stretch& s = stretch_;
+  const float echoShare = hopBound_ / std::max(hopHeard_, 1e-6f);
+  if (s.since <= kStretchGapHops) s.dipLog = std::min(s.dipLog, micLog_);
+  if (candidate) {
+    if (s.since > kStretchGapHops) {
+      s = Stretch{micLog_, micLog_, echoShare, 0, 0, 0, false};
+    } else if (++s.hops, micLog_ > s.peakLog) {
+      s.peakLog = s.dipLog = micLog_;
+      s.peakEcho = echoShare;
+      s.peakAt = s.hops;
+    }
+    s.since = 0;
+    // A hop 6 dB over the lowest since the peak is a new onset, as for a burst's tail (the
+    // syllable after a stop): the stretch is not a burst's.
+    s.rose = s.rose || micLog_ - s.dipLog >= kBurstRiseLog2;
+  }
+  if (s.since <= kStretchGapHops) ++s.since;
+  return candidate && !s.rose && s.peakAt <= kOnsetPeakHops && s.peakEcho < kOnsetEchoShare &&
+         s.peakLog - micLog_ >= kOnsetFallLog2;
 }
 
 }  // namespace vc
