@@ -35,10 +35,13 @@ bool BargeInDetector::UnderLoudOnset(bool candidate) {
   if (candidate) {
     if (s.since > kStretchGapHops) {
       s = Stretch{micLog_, micLog_, echoShare, 0, 0, 0, false};
-    } else if (++s.hops, micLog_ > s.peakLog) {
-      s.peakLog = s.dipLog = micLog_;
-      s.peakEcho = echoShare;
-      s.peakAt = s.hops;
+    } else {
+      ++s.hops;
+      if (micLog_ > s.peakLog) {
+        s.peakLog = s.dipLog = micLog_;
+        s.peakEcho = echoShare;
+        s.peakAt = s.hops;
+      }
     }
     s.since = 0;
     // A hop 6 dB over the lowest since the peak is a new onset, as for a burst's tail (the
