@@ -1,8 +1,11 @@
 // npx tsx bench/turns/noise-probe.ts [tuning|heldout] — false interruptions over long street and
 // music lines with the caller silent: the barge-in detector alone in simulated time (SimLine, as
 // detector-sweep.ts), 2 min of agent answers on each of 4 one-minute noise loops per rate, and
-// which street interruptions came within 0.7 s after a horn. PROBE_KINDS=street,music;
-// PROBE_VERBOSE=1 lists each interruption with its place in the loop.
+// which street interruptions came within 0.7 s after a horn. Then fresh calls whose line carries
+// the noise from the stream's first frame, the agent's greeting after 0 or 500 ms of the line alone:
+// how many greetings the noise interrupts. PROBE_KINDS=street,music;
+// PROBE_FRESH (calls per kind and rate, 60); PROBE_VERBOSE=1 lists each interruption with its
+// place in the loop.
 import { noiseLoop, rng, street, synth, type NoiseKind } from './eval-audio.js';
 import { MATERIAL, type Half } from './eval-set.js';
 import { AGENT_RATE, FRAME_MS, SimLine } from './sim-line.js';
@@ -16,6 +19,7 @@ const LEAD_FRAMES = 3; // the pacer's 60 ms lead
 const half = (process.argv[2] ?? 'tuning') as Half;
 const kinds = (process.env.PROBE_KINDS ?? 'street,music').split(',') as NoiseKind[];
 const verbose = process.env.PROBE_VERBOSE === '1';
+const FRESH = Number(process.env.PROBE_FRESH ?? 60);
 const m = MATERIAL[half];
 const answers = m.medium.map((t) => synth(t, m.agentVoice, AGENT_RATE));
 const agentN = (AGENT_RATE * FRAME_MS) / 1000;
@@ -32,6 +36,13 @@ function agentFrames(first: number): (Int16Array | null)[] {
   return frames;
 }
 
+/** The loop of a noise kind for loop number s (and a street loop's horns). */
+function probeLoop(kind: NoiseKind, rateHz: number, s: number, hornSpans?: [number, number][]): Float32Array {
+  const loopSeed = 500 + 17 * s + (half === 'heldout' ? 1000 : 0);
+  const len = rateHz * LOOP_S;
+  return kind === 'street' ? street(len, rateHz, loopSeed, hornSpans) : noiseLoop(kind, len, rateHz, loopSeed, m.babble);
+}
+
 for (const kind of kinds) {
   for (const rateHz of [16000, 8000]) {
     let raised = 0;
@@ -39,10 +50,9 @@ for (const kind of kinds) {
     let horns = 0;
     let speechMs = 0;
     for (let s = 0; s < LOOPS; s++) {
-      const loopSeed = 500 + 17 * s + (half === 'heldout' ? 1000 : 0);
       const len = rateHz * LOOP_S;
       const hornSpans: [number, number][] = [];
-      const loop = kind === 'street' ? street(len, rateHz, loopSeed, hornSpans) : noiseLoop(kind, len, rateHz, loopSeed, m.babble);
+      const loop = probeLoop(kind, rateHz, s, hornSpans);
       horns += hornSpans.length;
       const sim = new SimLine(rateHz, { noise: kind }, 1234 + s, new Map([[`${kind}/${rateHz}`, loop]]), half, `white/${rateHz}`);
       const start = Math.floor(rng(1234 + s)() * len); // where SimLine's noise source starts in the loop
@@ -60,5 +70,34 @@ for (const kind of kinds) {
     }
     const hornNote = kind === 'street' ? ` (${nearHorn} within ${HORN_WINDOW_S} s after a horn; ${horns} horns in the loops, each played about twice)` : '';
     console.log(`${half} ${kind} ${rateHz / 1000} kHz: ${raised} false interruptions in ${(speechMs / 60_000).toFixed(1)} min of agent speech${hornNote}`);
+  }
+}
+
+// Fresh calls: the noise from the first frame and the greeting after a lead of the line alone:
+// none (the line's loud moments, learned only while the agent is silent, are not known yet) or
+// 500 ms (a greeting that waits for its first TTS audio).
+for (const leadMs of [0, 500]) {
+  for (const kind of kinds) {
+    for (const rateHz of [16000, 8000]) {
+      const loops = Array.from({ length: LOOPS }, (_, s) => probeLoop(kind, rateHz, s));
+      let cut = 0;
+      for (let c = 0; c < FRESH; c++) {
+        const seed = 7000 + c + (half === 'heldout' ? 1000 : 0);
+        const sim = new SimLine(rateHz, { noise: kind }, seed, new Map([[`${kind}/${rateHz}`, loops[c % LOOPS]]]), half, `white/${rateHz}`);
+        const a = answers[c % answers.length];
+        const frames: (Int16Array | null)[] = new Array(leadMs / FRAME_MS).fill(null);
+        for (let k = 0; k + agentN <= a.length; k += agentN) frames.push(a.subarray(k, k + agentN));
+        for (let f = 0; f < frames.length + LEAD_FRAMES; f++) {
+          if (frames[f]) sim.pushReference(frames[f]!);
+          const played = f >= LEAD_FRAMES ? frames[f - LEAD_FRAMES] : null;
+          // An interruption counts while the loudspeaker plays the greeting (before, nothing to cut).
+          if (!sim.frame(played) || !played) continue;
+          cut++;
+          if (verbose) console.log(`  fresh ${kind} ${rateHz / 1000} kHz lead ${leadMs} ms call ${c}: interrupted at ${(f + 1) * FRAME_MS} ms`);
+          break;
+        }
+      }
+      console.log(`${half} ${kind} ${rateHz / 1000} kHz, ${FRESH} fresh calls, the greeting after ${leadMs} ms of the line alone: ${cut} greetings interrupted`);
+    }
   }
 }
