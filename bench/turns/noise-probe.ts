@@ -3,11 +3,12 @@
 // detector-sweep.ts), 2 min of agent answers on each of 4 one-minute noise loops per rate, and
 // which street interruptions came within 0.7 s after a horn. Then fresh calls whose line carries
 // the noise from the stream's first frame, the agent's greeting after 0 or 500 ms of the line alone:
-// how many greetings the noise interrupts. PROBE_KINDS=street,music;
+// how many greetings the noise interrupts; and callers 6 dB over that line cutting into such a
+// greeting 1.5-3.5 s in (what learning the line during the greeting would cost). PROBE_KINDS=street,music;
 // PROBE_FRESH (calls per kind and rate, 60); PROBE_VERBOSE=1 lists each interruption with its
 // place in the loop.
-import { noiseLoop, rng, street, synth, type NoiseKind } from './eval-audio.js';
-import { MATERIAL, type Half } from './eval-set.js';
+import { activeLevel, noiseLoop, rng, street, synth, type NoiseKind } from './eval-audio.js';
+import { MATERIAL, NOISE_DBFS, type Half } from './eval-set.js';
 import { AGENT_RATE, FRAME_MS, SimLine } from './sim-line.js';
 
 const LOOPS = 4;
@@ -99,5 +100,59 @@ for (const leadMs of [0, 500]) {
       }
       console.log(`${half} ${kind} ${rateHz / 1000} kHz, ${FRESH} fresh calls, the greeting after ${leadMs} ms of the line alone: ${cut} greetings interrupted`);
     }
+  }
+}
+
+// Callers on such lines: 6 dB over the line (active speech level, -24 dBFS: the quiet end of the
+// evaluation set's 5-15 dB over its noise), cutting into the greeting 1.5, 2.5 or 3.5 s in;
+// onset (first sample over 1% of full scale) -> interruption, a miss after 3 s; a call whose
+// greeting the noise interrupted before the caller spoke is counted apart (pre-empted).
+for (const kind of kinds) {
+  for (const rateHz of [16000, 8000]) {
+    const loops = Array.from({ length: LOOPS }, (_, s) => probeLoop(kind, rateHz, s));
+    const latencies: number[] = [];
+    let preEmptedCalls = 0;
+    for (let c = 0; c < FRESH; c++) {
+      const seed = 7000 + c + (half === 'heldout' ? 1000 : 0);
+      const sim = new SimLine(rateHz, { noise: kind }, seed, new Map([[`${kind}/${rateHz}`, loops[c % LOOPS]]]), half, `white/${rateHz}`);
+      const a = answers[c % answers.length];
+      const frames: Int16Array[] = [];
+      for (let k = 0; k + agentN <= a.length; k += agentN) frames.push(a.subarray(k, k + agentN));
+      const line = m.barge[c % m.barge.length];
+      const voice = `${m.languages[c % m.languages.length]}+${m.variants[c % m.variants.length]}`;
+      const pcm = Float32Array.from(synth(line.text, voice, rateHz));
+      const gain = 10 ** ((NOISE_DBFS + 6 - activeLevel(pcm, rateHz)) / 20);
+      let first = 0;
+      while (first < pcm.length && Math.abs(gain * pcm[first]) < 328) first++;
+      const onset = Math.round(((1500 + 1000 * (c % 3)) * rateHz) / 1000);
+      let hit = Infinity;
+      let preEmpted = false; // the noise interrupted the greeting before the caller spoke
+      for (let f = 0; f * sim.n < onset + 3 * rateHz; f++) {
+        if (f < frames.length) sim.pushReference(frames[f]);
+        const played = f >= LEAD_FRAMES && f - LEAD_FRAMES < frames.length ? frames[f - LEAD_FRAMES] : null;
+        const from = f * sim.n;
+        const fired = sim.frame(played, (mic) => {
+          for (let i = 0; i < mic.length; i++) {
+            const j = from + i - onset + first;
+            if (j >= first && j < pcm.length) mic[i] += gain * pcm[j];
+          }
+        });
+        if (fired && (f + 1) * sim.n <= onset) preEmpted = true;
+        if (fired && (f + 1) * sim.n > onset) {
+          hit = (((f + 1) * sim.n - onset) / rateHz) * 1000;
+          break;
+        }
+      }
+      if (preEmpted) preEmptedCalls++;
+      else latencies.push(hit);
+    }
+    const sorted = latencies.filter(Number.isFinite).sort((x, y) => x - y);
+    const q = (p: number) => (sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]) : NaN);
+    const over = (ms: number) => latencies.filter((x) => x > ms).length;
+    console.log(
+      `${half} ${kind} ${rateHz / 1000} kHz, ${FRESH} callers 6 dB over the line cutting into a greeting that opened with it: ` +
+        `${latencies.length} cut-ins p50 ${q(0.5)} ms, p90 ${q(0.9)} ms, max ${sorted.length ? Math.round(sorted.at(-1)!) : NaN} ms, over 150 ms ${over(150)}, over 400 ms ${over(400)}, missed ${latencies.length - sorted.length}; ` +
+        `${preEmptedCalls} pre-empted (the noise interrupted the greeting first)`,
+    );
   }
 }
