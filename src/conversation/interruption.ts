@@ -10,7 +10,8 @@ export interface InterruptionOptions {
   /**
    * Caller speech above the expected echo needed before the agent stops (default 100 ms). Speech
    * further over the line's noise and the expected echo together counts for more of it: from 18 dB
-   * over, 60% of it stops the agent (a short loud first vowel).
+   * over, 60% of it stops the agent (a short loud first vowel). Once the line has been heard alone
+   * for 1 s on a call without an echo path, speech with little echo expected needs 85% of it.
    */
   minDurationMs: number;
   /** Caller-speech probability threshold (default 0.5). */

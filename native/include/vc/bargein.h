@@ -130,6 +130,9 @@ class BargeInDetector {
   int waveLag_ = -10, waveAge_ = 0;
   bool waveFollows_ = false;
   bool fired_ = false;
+  // Every evidence hop of the current run had little echo expected (see kKnownLineEchoShare).
+  bool lowEchoRun_ = false;
+  float RequiredMs() const;  // the credit that raises an interruption now
   float excess_ = 0;  // last hop: mic power over (noise background + expected echo)
   // Per-band residual double-talk test (see DoubleTalk in bargein_double_talk.cc).
   bool DoubleTalk(const float* mic, const float* micFloor, const float* sel, float echoCorr, bool quiet);

@@ -75,6 +75,7 @@ void BargeInDetector::Reset() {
   for (float& g : peak_) g = 0;
   for (float& g : high_) g = 0;
   highHops_ = 0;
+  lowEchoRun_ = false;
   peakTotal_ = highTotal_ = 0;
   highFar_.hops = peakFar_.hops = 0;
   peakFloor_ = 0;
@@ -410,6 +411,13 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
   return p;
 }
 
+// minDurationMs, or less of it on a line whose levels are known and that has no echo path (see
+// kKnownLineHops).
+float BargeInDetector::RequiredMs() const {
+  const bool known = highHops_ >= kKnownLineHops && lowEchoRun_ && !echoSeen_;
+  return known ? kKnownLineShare * o_.minDurationMs : static_cast<float>(o_.minDurationMs);
+}
+
 void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadResult* vad,
                                    BargeInResult* r) {
   vad_.ProcessFrame(mic, vad);
@@ -451,6 +459,7 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
       if (runMs_ == 0 && evidence == 1) {
         runPeakLog_ = micLog_;
         runHops_ = runPeakAt_ = 0;
+        lowEchoRun_ = true;
       } else {
         ++runHops_;
         if (micLog_ > runPeakLog_) {
@@ -458,6 +467,7 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
           runPeakAt_ = runHops_;
         }
       }
+      lowEchoRun_ = lowEchoRun_ && hopBound_ < kKnownLineEchoShare * hopHeard_;
       const bool ramped = runPeakAt_ >= kCreditRampHops;
       credit += waveHop ? (waveClear_ < kWaveDtClear ? 1.f + kCreditBonus : 1.f)
                 : heardOver && (!micFell_ || ramped) && (echoSeen_ || echoCorr_ < 1.f) ? EvidenceWeight(excess_) : 1.f;
@@ -485,7 +495,7 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
     creditMs_ += credit * 10;
     strongMs_ += strong * 10;
     quietMs_ = 0;
-    if (!fired_ && (creditMs_ + kCreditSlackMs >= o_.minDurationMs || strongMs_ * 100 >= int64_t{kStrongPercent} * o_.minDurationMs)) {
+    if (!fired_ && (creditMs_ + kCreditSlackMs >= RequiredMs() || strongMs_ * 100 >= int64_t{kStrongPercent} * o_.minDurationMs)) {
       fired_ = true;
       lastMs_ = markMs_;
       r->events |= kBargeInInterruption;
