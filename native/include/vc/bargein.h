@@ -122,6 +122,7 @@ class BargeInDetector {
   float runPeakLog_ = 0;
   int runHops_ = 0, runPeakAt_ = 0;
   int refActiveHops_ = 0, delayHops_ = -1;
+  int agentRunHops_ = 0;  // hops since the agent's audio resumed after a pause (refActiveHops_ at 0)
   int jumpLag_ = -10, jumpHops_ = 0;  // a lag the echo seems to have moved to, and for how many hops
   // Whether the mic's waveform follows the reference at a lag (see WaveFollows), and the last
   // answer: for which lag, how many hops ago.

@@ -90,7 +90,7 @@ void BargeInDetector::Reset() {
   runHops_ = runPeakAt_ = 0;
   micFell_ = false;
   markMs_ = lastMs_ = -1;
-  refActiveHops_ = 0;
+  refActiveHops_ = agentRunHops_ = 0;
   trustedHops_ = matureHops_ = 0;
   firstLag_ = -1;
   std::memset(tested_, 0, sizeof tested_);
@@ -306,6 +306,7 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
   }
   for (int b = 0; b < kBands; ++b) extra[b] = margin_ * (echoSeen_ ? erl_[b] * sel[b] : capped[b]);
   refActiveHops_ = refAct >= 2 ? 30 : std::max(0, refActiveHops_ - 1);
+  agentRunHops_ = refActiveHops_ > 0 ? agentRunHops_ + 1 : 0;
   if (cancelEcho_) {
     // The canceller runs while an echo the mic can hear may be on the line (kAecAudible).
     float echo = 0, floor = 0;

