@@ -44,9 +44,13 @@ class SpeechScorer {
   // After the warm-up, on a hop that looks like speech, the floor rises at most this factor
   // (power; 0: no limit, as the VAD's own scorer). Kept across Reset.
   void LimitSpeechRise(float factor) { speechRise_ = factor; }
+  // With LimitSpeechRise set: whether the agent's audio is on the line (or its echo may still
+  // be). While it is, a hop that looks like speech does not warm the floor up either (see Score).
+  void AgentPlaying(bool playing) { agentPlaying_ = playing; }
 
  private:
   bool HoldOverZeros(bool zeros);
+  bool FlatRise(const float* bandPow) const;
   void Seed(const float* bandPow, float scale);
   void Open(const float* bandPow);
   float floor_[kBands] = {0}, clean_[kBands] = {0};
@@ -56,6 +60,7 @@ class SpeechScorer {
   float seedPow_ = 0;       // the opening seed's power, summed over bands
   int16_t signalHops_ = 0;  // hops in a row that were not digital zeros, up to kHoldAfterHops
   float speechRise_ = 0;
+  bool agentPlaying_ = false;
   // Background level per band: a running quantile of the band power (steps up and down by
   // fixed factors), sits near a third of the recent level distribution. For stationary noise
   // it is close to the floor; over babble it is near the crowd's typical level, far above its

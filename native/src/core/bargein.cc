@@ -194,6 +194,12 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
     std::memcpy(capped, &cp0, sizeof cp0);
     std::memcpy(capped + 8, &cp1, sizeof cp1);
   }
+  {
+    // The agent's audio within the echo window: the caller scorer's warm-up leaves speech alone.
+    float refTotal = 0;
+    for (int b = 0; b < kBands; ++b) refTotal += maxRef[b];
+    caller_.AgentPlaying(refTotal > kAgentPlayingPower);
+  }
   // Echo delay: the lag whose reference spectral shape best matches the mic,
   // learned only while the reference is loud and the mic hears something.
   float refAct = 0, micAct = 0;

@@ -189,10 +189,11 @@ constexpr float kPeakDecay = 0.998f;
 // the held-out noise probe's street +1 at 16 kHz (docs/benchmarks-turns.md, round 29).
 constexpr int kPeakWarmUpHops = 20;
 // In the first 300 ms of the agent's audio after a pause, on a call with a trusted echo delay, the
-// peaks rise 0.1 of the way per hop, not 0.3: where a new utterance lands against its echo moves
-// (the reference is the sent audio, taken in step with the mic from an empty queue; over 204
-// utterance pairs of set AP's held-out echo calls the tracked delay moved a hop or more in half),
-// the per-band prediction at the old delay missed the echo, and the miss became the line's peak:
+// peaks rise 0.1 of the way per hop, not 0.3: the band tracker's delay often lands elsewhere at a
+// new utterance (over 204 utterance pairs of set AP's held-out echo calls it moved a hop or more
+// in half; the echo itself stays put on a fixed path, to the sample, except after an event-loop
+// stall: round 35, bench/turns/echo-align-probe.ts), the per-band prediction there missed the
+// echo for a few hops, and the miss became the line's peak:
 // 18 dB in one hop 120 ms into an answer, and the caller's cut-in (7 dB over the echo) sat at the
 // bar for 622 ms (`heldout/web/trials/07`). Taped live calls (set AP), held-out: 14 cut-ins faster
 // (622 / 627 -> 225 / 221 ms), none slower, over 400 ms web 10 -> 6; tuning one slower (61 -> 81
@@ -288,6 +289,17 @@ constexpr int kStretchGapHops = 6;
 // false interruptions 54 -> 53. 1 dB per hop, or on every hop: held-out web 156, one more false
 // interruption over street. The VAD's own scorer (vad_) is left as it was.
 constexpr float kFloorSpeechRise = 2.f;
+// The agent's audio is on the line (or its echo may be) while the reference within the echo
+// window holds this much band power in all (about -70 dBFS). Meanwhile the caller scorer's first
+// 200 ms do not warm its floor up on a hop that looks like speech (SpeechScorer::AgentPlaying):
+// the callers who speak as the greeting starts. Round 35, set AR's tapes: cut-ins over 150 ms
+// tuning web / carrier 13 / 31 -> 9 / 28, held-out 107 / 80 -> 98 / 74, over 400 ms held-out
+// 11 / 18 -> 10 / 15 (a greeting over white noise 461 -> 122 ms, over street 340 -> 60); false
+// interruptions the same, the echo-start probe the same. Worse: the noise probe's greetings
+// that open with the line (no caller) cut by it, held-out music 29 -> 32 (16 kHz) and 25 -> 28
+// (8 kHz) of 60, tuning 29 -> 30 at 8 kHz. Without the agent gate the floor also stopped
+// learning music before a greeting that starts later: 17 -> 30 of 60 such greetings cut.
+constexpr float kAgentPlayingPower = 100.f;
 // Credit sums hops of 10 / 0.6 ms (EvidenceWeight): six of them must make minDurationMs (100 ms),
 // as kStrongPercent says, and in float they made 99.99998.
 constexpr float kCreditSlackMs = 0.01f;
