@@ -1,8 +1,8 @@
 // In the first 300 ms of the agent's audio after a pause, on a call with a trusted echo delay, the
-// line's peaks rise slowly (kPeakRiseUtteranceStart in bargein_tuning.h). Where a new utterance
-// lands against its echo moves between utterances (the reference is the sent audio, taken in step
-// with the mic), the per-band prediction at the old delay misses the echo for a few hops, and at
-// the full rate the miss became the line's peak and held a caller under the bar. Here a 4 s answer
+// line's peaks rise slowly (kPeakRiseUtteranceStart in bargein_tuning.h). Where the per-band
+// prediction misses a new utterance's echo for a few hops (the tracked delay lands elsewhere, or the
+// echo did move: a drifting path, a far end whose buffer changed in the pause), at the full rate
+// the miss became the line's peak and held a caller under the bar. Here a 4 s answer
 // teaches a 35 ms, -21 dB echo; after a 1.2 s pause the next answer's echo comes 10 ms later, and
 // the caller (7 dB over the echo's level) cuts in 50 ms into it. With the peaks at the full rate,
 // 16 kHz: 8 of 16 callers heard within 150 ms (one at 225 ms); now 11, none slower (8 kHz: 11
