@@ -292,13 +292,15 @@ constexpr float kFloorSpeechRise = 2.f;
 // The agent's audio is on the line (or its echo may be) while the reference within the echo
 // window holds this much band power in all (about -70 dBFS). Meanwhile the caller scorer's first
 // 200 ms do not warm its floor up on a hop that looks like speech (SpeechScorer::AgentPlaying):
-// the callers who speak as the greeting starts. Round 35, set AR's tapes: cut-ins over 150 ms
-// tuning web / carrier 13 / 31 -> 9 / 28, held-out 107 / 80 -> 98 / 74, over 400 ms held-out
-// 11 / 18 -> 10 / 15 (a greeting over white noise 461 -> 122 ms, over street 340 -> 60); false
-// interruptions the same, the echo-start probe the same. Worse: the noise probe's greetings
-// that open with the line (no caller) cut by it, held-out music 29 -> 32 (16 kHz) and 25 -> 28
-// (8 kHz) of 60, tuning 29 -> 30 at 8 kHz. Without the agent gate the floor also stopped
-// learning music before a greeting that starts later: 17 -> 30 of 60 such greetings cut.
+// the callers who speak as the greeting starts (unless every band rose alike: a noise that got
+// louder; SpeechScorer::FlatRise). Round 35, set AR's tapes: cut-ins over 150 ms tuning web /
+// carrier 13 / 31 -> 9 / 28, held-out 107 / 80 -> 100 / 74, over 400 ms held-out 11 / 18 -> 10 /
+// 15 (a greeting over white noise 461 -> 122 ms, over street 340 -> 60); false interruptions,
+// both sweeps and the echo-start probe the same. Worse: the noise probe's greetings that open
+// with the line (no caller) cut by it, held-out music 29 -> 31 (16 kHz) and 25 -> 27 (8 kHz) of
+// 60. Without the agent gate the floor also stopped learning music before a greeting that
+// starts later (17 -> 30 of 60 such greetings cut); without FlatRise, held-out web 98 and the
+// held-out music greetings 32 and 28, and a noise stepping up 30-60 ms into the greeting cut it.
 constexpr float kAgentPlayingPower = 100.f;
 // Credit sums hops of 10 / 0.6 ms (EvidenceWeight): six of them must make minDurationMs (100 ms),
 // as kStrongPercent says, and in float they made 99.99998.
