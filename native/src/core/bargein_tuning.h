@@ -191,15 +191,14 @@ constexpr int kPeakWarmUpHops = 20;
 // In the first 300 ms of the agent's audio after a pause, on a call with a trusted echo delay, the
 // peaks rise 0.1 of the way per hop, not 0.3: the band tracker's delay often lands elsewhere at a
 // new utterance (over 204 utterance pairs of set AP's held-out echo calls it moved a hop or more
-// in half; the echo itself stays put on a fixed path, to the sample, except after an event-loop
-// stall: round 35, bench/turns/echo-align-probe.ts), the per-band prediction there missed the
-// echo for a few hops, and the miss became the line's peak:
-// 18 dB in one hop 120 ms into an answer, and the caller's cut-in (7 dB over the echo) sat at the
-// bar for 622 ms (`heldout/web/trials/07`). Taped live calls (set AP), held-out: 14 cut-ins faster
-// (622 / 627 -> 225 / 221 ms), none slower, over 400 ms web 10 -> 6; tuning one slower (61 -> 81
-// ms); false interruptions and both detector sweeps the same. At this rate for all agent speech:
-// one more false interruption over the tuning sweep's jumping echo (docs/benchmarks-turns.md,
-// round 34).
+// in half; the echo itself stays put on a fixed path, within the measure's 25 samples, except
+// after an event-loop stall: round 35, bench/turns/echo-align-probe.ts), the per-band prediction
+// there missed the echo for a few hops, and the miss became the line's peak: 18 dB in one hop
+// 120 ms into an answer, and the caller's cut-in (7 dB over the echo) sat at the bar for 622 ms
+// (`heldout/web/trials/07`). Taped live calls (set AP), held-out: 14 cut-ins faster (622 / 627 ->
+// 225 / 221 ms), none slower, over 400 ms web 10 -> 6; tuning one slower (61 -> 81 ms); false
+// interruptions and both detector sweeps the same. At this rate for all agent speech: one more
+// false interruption over the tuning sweep's jumping echo (docs/benchmarks-turns.md, round 34).
 constexpr int kPeakUtteranceStartHops = 30;
 constexpr float kPeakRiseUtteranceStart = 0.1f;
 constexpr int kPeakOver = 1;
@@ -298,7 +297,8 @@ constexpr float kFloorSpeechRise = 2.f;
 // 15 (a greeting over white noise 461 -> 122 ms, over street 340 -> 60); false interruptions,
 // both sweeps and the echo-start probe the same. Worse: the noise probe's greetings that open
 // with the line (no caller) cut by it, held-out music 29 -> 31 (16 kHz) and 25 -> 27 (8 kHz) of
-// 60. Without the agent gate the floor also stopped learning music before a greeting that
+// 60; on set AS's tapes one false interruption more (held-out, a carrier line that opens with
+// babble: the crowd learned 1-2 dB lower for seconds, cleared 3.4 s in). Without the agent gate the floor also stopped learning music before a greeting that
 // starts later (17 -> 30 of 60 such greetings cut); without FlatRise, held-out web 98 and the
 // held-out music greetings 32 and 28, and a noise stepping up 30-60 ms into the greeting cut it.
 constexpr float kAgentPlayingPower = 100.f;
