@@ -67,6 +67,10 @@ export interface RawMediaChannel {
   process(message: PcmMessage): number;
   pushReference(pcm: Int16Array): number;
   reset(): void;
+  /** Turns the per-hop barge-in trace on or off (vc/bargein_hop_fields.h). */
+  traceHops(on: boolean): void;
+  /** After process(): frames x hops per frame x hopFields.length floats (stale past them); empty while off. */
+  readonly hopTrace: Float32Array;
 }
 
 export interface RawDtmfDetector {
@@ -98,6 +102,8 @@ export interface VcNativeAddon {
   statusTable(): [code: string, message: string][];
   /** MediaChannel info index by field name (native/include/vc/channel_fields.h). */
   readonly channelFields: Readonly<Record<string, number>>;
+  /** The floats of a traced barge-in hop, in order (native/include/vc/bargein_hop_fields.h). */
+  readonly hopFields: readonly string[];
   /** op 0 mu-encode, 1 mu-decode, 2 A-encode, 3 A-decode; returns samples or -status. */
   g711(op: 0 | 1 | 2 | 3, input: Int16Array | Uint8Array, output: Int16Array | Uint8Array): number;
   mulawBase64(pcm: Uint8Array, out: Uint8Array, offset: number): number;

@@ -326,6 +326,10 @@ export class MediaChannel extends Facade<RawMediaChannel> {
   get interruptionMs(): number { return this.info[CH.interruptionMs]; }
   get agentActive(): boolean { return this.info[CH.agentActive] === 1; }
   reset(): void { this.n.reset(); }
+  /** Records what the barge-in detector decided on each 10 ms hop from now on (read with readHops, hop-trace.ts). */
+  traceHops(on: boolean): void { this.n.traceHops(on); }
+  /** The last process()'s hops, raw (hop-trace.ts reads them); empty while tracing is off. */
+  get hopTrace(): Float32Array { return this.n.hopTrace; }
 }
 
 /** The loaded addon and the construction/return-value helpers, for facades in their own files (beep-detector.ts). */

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "vc/bargein_hop_fields.h"
 #include "vc/echo_cancel_stage.h"
 #include "vc/status.h"
 #include "vc/vad.h"
@@ -47,6 +48,10 @@ class BargeInDetector {
   void Reset();
   size_t frameSamples() const { return vad_.frameSamples(); }
   size_t refFrameSamples() const { return static_cast<size_t>(ref_.hopSamples() * hops_); }
+  int hopsPerFrame() const { return hops_; }
+  // The next frames' hops are written to out (hopsPerFrame() x HopField::kCount floats per frame,
+  // vc/bargein_hop_fields.h) until it is set to null.
+  void TraceHops(float* out) { hopTrace_ = out; }
 
  private:
   static constexpr int kMaxHist = 101;  // 1 s of 10 ms hops
@@ -55,6 +60,7 @@ class BargeInDetector {
   float HopProbability(const float* mic, const float* judged, const float* micFloor, const float* refBands);
   void LearnCaps(const float* mic, const float* micFloor, const float* maxRef, int newest, bool quiet);
 
+  float* hopTrace_ = nullptr;
   Vad vad_;
   BandAnalyzer ref_;
   // The sample-domain echo canceller at the tracked delay (see ProcessFrame), when the options

@@ -61,6 +61,13 @@ class MediaChannel {
   const float* callerProbabilities() const { return callerProb_.data(); }
   size_t frameSamples() const { return frame_.frameSamples(); }
   size_t maxFrames() const { return maxFrames_; }
+  // Tracing: from now on each Process() writes, for every frame it made, the barge-in detector's
+  // hops to hopTrace() (HopField::kCount floats per hop, vc/bargein_hop_fields.h). Off by default
+  // (its buffer is allocated when turned on).
+  void TraceHops(bool on);
+  const float* hopTrace() const { return trace_.data(); }
+  size_t hopTraceSize() const { return trace_.size(); }
+  int hopsPerFrame() const { return bi_.hopsPerFrame(); }
 
  private:
   static constexpr size_t kChunk = 2048;  // most input samples decoded/resampled per pass
@@ -71,7 +78,7 @@ class MediaChannel {
   Framer frame_;
   BargeInDetector bi_;
   std::vector<int16_t> pcm_, rsOut_, out_, refFifo_, refFrame_;
-  std::vector<float> prob_, callerProb_;
+  std::vector<float> prob_, callerProb_, trace_;
   size_t maxFrames_ = 0, refHead_ = 0, refCount_ = 0;
 };
 

@@ -24,6 +24,8 @@ class ChannelWrap : public Napi::ObjectWrap<ChannelWrap> {
       InstanceAccessor("callerProbabilities", &ChannelWrap::CallerProbs, nullptr),
       InstanceAccessor("info", &ChannelWrap::Info, nullptr),
       InstanceAccessor("frameSamples", &ChannelWrap::FrameSamples, nullptr),
+      InstanceMethod("traceHops", &ChannelWrap::TraceHops),
+      InstanceAccessor("hopTrace", &ChannelWrap::HopTrace, nullptr),
     }));
     return exports;
   }
@@ -85,6 +87,23 @@ class ChannelWrap : public Napi::ObjectWrap<ChannelWrap> {
   Napi::Value Probs(const Napi::CallbackInfo&) { return prob_.Value(); }
   Napi::Value CallerProbs(const Napi::CallbackInfo&) { return callerProb_.Value(); }
   Napi::Value Info(const Napi::CallbackInfo&) { return info_.Value(); }
+  // traceHops(on): hopTrace then holds, after each process(), frames x hopsPerFrame hops of
+  // hopFields.length floats (a copy of the core's buffer; empty while off).
+  Napi::Value TraceHops(const Napi::CallbackInfo& info) {
+    if (info.Length() < 1 || !info[0].IsBoolean()) {
+      ThrowArg(info.Env(), "traceHops expects a boolean");
+      return info.Env().Undefined();
+    }
+    const bool on = info[0].As<Napi::Boolean>().Value();
+    core_.TraceHops(on);
+    trace_.Make(info.Env(), core_.hopTraceSize());
+    return info.Env().Undefined();
+  }
+  Napi::Value HopTrace(const Napi::CallbackInfo& info) {
+    if (trace_.size == 0) return Napi::Float32Array::New(info.Env(), 0);
+    std::memcpy(trace_.data, core_.hopTrace(), trace_.size * sizeof(float));
+    return trace_.Value();
+  }
   Napi::Value FrameSamples(const Napi::CallbackInfo& info) {
     return Napi::Number::New(info.Env(), static_cast<double>(core_.frameSamples()));
   }
@@ -93,6 +112,7 @@ class ChannelWrap : public Napi::ObjectWrap<ChannelWrap> {
   Held<int16_t> out_;
   Held<float> prob_, callerProb_;
   Held<double> info_;
+  Held<float> trace_;
 };
 
 // channelFields: {name: index in MediaChannel.info}, frozen.
@@ -105,8 +125,20 @@ static Napi::Object FieldTable(Napi::Env env) {
   return t;
 }
 
+// hopFields: [names of a traced hop's floats, in order], frozen.
+static Napi::Array HopFieldNames(Napi::Env env) {
+  Napi::Array a = Napi::Array::New(env);
+  uint32_t i = 0;
+#define VC_HOP_FIELD_NAME(name) a.Set(i++, #name);
+  VC_HOP_FIELDS(VC_HOP_FIELD_NAME)
+#undef VC_HOP_FIELD_NAME
+  a.Freeze();
+  return a;
+}
+
 Napi::Object InitChannel(Napi::Env env, Napi::Object exports) {
   exports.Set("channelFields", FieldTable(env));
+  exports.Set("hopFields", HopFieldNames(env));
   return ChannelWrap::Init(env, exports);
 }
 

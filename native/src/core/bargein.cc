@@ -480,6 +480,18 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
                 : heardOver && (!micFell_ || ramped) && (echoSeen_ || echoCorr_ < 1.f) ? EvidenceWeight(excess_) : 1.f;
     }
     dt = dt || doubleTalk;
+    if (hopTrace_) {
+      const bool counted = heardHop && !tail && !underOnset;
+      const int flags = (counted ? kHopEvidence : 0) | (energy ? kHopEnergy : 0) | (waveHop ? kHopWaveform : 0) |
+                        (dtHop_ ? kHopBandResidual : 0) | (echo ? kHopEchoVeto : 0) | (tail ? kHopBurstTail : 0) |
+                        (underOnset ? kHopUnderOnset : 0) | (echoSeen_ ? kHopEchoSeen : 0);
+      // The run's credit so far: creditMs_ is added to at the frame's end, and restarts with a run.
+      const float runCredit = (runMs_ > 0 ? creditMs_ : 0.f) + credit * 10;
+      const float values[] = {static_cast<float>(nowMs_ + h * 10), hp, caller_.rawLlr(), excess_, hopHeard_, hopNoise_,
+                              hopBound_, static_cast<float>(delayHops_), runCredit, static_cast<float>(flags)};
+      static_assert(sizeof values / sizeof values[0] == static_cast<int>(HopField::kCount), "vc/bargein_hop_fields.h");
+      std::memcpy(hopTrace_ + h * static_cast<int>(HopField::kCount), values, sizeof values);
+    }
   }
   const int frameMs = hops_ * 10;
   const float p = sum / hops_;

@@ -42,6 +42,14 @@ void MediaChannel::Reset() {
   refHead_ = refCount_ = 0;
 }
 
+void MediaChannel::TraceHops(bool on) {
+  if (on) {
+    trace_.assign(maxFrames_ * static_cast<size_t>(bi_.hopsPerFrame()) * static_cast<size_t>(HopField::kCount), 0.f);
+  } else {
+    std::vector<float>().swap(trace_);
+  }
+}
+
 Status MediaChannel::PushReference(const int16_t* ref, size_t n) {
   if (n > 0 && ref == nullptr) return Status::kInvalidArgument;
   if (n == 0) return Status::kOk;  // memcpy from a null pointer is UB even for 0 bytes
@@ -103,6 +111,7 @@ Status MediaChannel::Process(const uint8_t* msg, size_t nBytes, ChannelResult* r
     refCount_ -= take;
     VadResult v;
     BargeInResult b;
+    if (!trace_.empty()) bi_.TraceHops(trace_.data() + f * static_cast<size_t>(bi_.hopsPerFrame()) * static_cast<size_t>(HopField::kCount));
     bi_.ProcessFrame(out + f * fs, refFrame_.data(), &v, &b);
     prob[f] = v.probability;
     callerProb[f] = b.callerProbability;
