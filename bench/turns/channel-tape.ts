@@ -6,6 +6,7 @@
 // the server (sim-line.ts), which differed from it (docs/benchmarks-turns.md, round 12).
 import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import { ChannelEvents, MediaChannel, type MediaChannelOptions } from '../../src/audio/native.js';
+import { readHops, type TracedHop } from '../../src/audio/hop-trace.js';
 
 const REF = 0;
 const MIC = 1;
@@ -49,12 +50,16 @@ export interface TapePlay {
   to: number;
 }
 
-/** Plays a tape through a channel built with its options and `bargeIn` overrides. */
-export function playTape(path: string, bargeIn: MediaChannelOptions['bargeIn'] = {}): TapePlay {
+/**
+ * Plays a tape through a channel built with its options and `bargeIn` overrides; `trace`, if
+ * given, gets the barge-in detector's hops of each caller message (epoch ms of the message).
+ */
+export function playTape(path: string, bargeIn: MediaChannelOptions['bargeIn'] = {}, trace?: (at: number, hops: TracedHop[]) => void): TapePlay {
   const buf = readFileSync(path);
   const headLen = buf.readUInt32LE(0);
   const { options } = JSON.parse(buf.subarray(4, 4 + headLen).toString()) as { options: MediaChannelOptions };
   const channel = new MediaChannel({ ...options, bargeIn: { ...options.bargeIn, ...bargeIn } });
+  if (trace) channel.traceHops(true);
   const play: TapePlay = { interruptions: [], speechStarts: [], from: NaN, to: NaN };
   for (let o = 4 + headLen; o + RECORD_HEAD <= buf.length; ) {
     const kind = buf.readUInt8(o);
@@ -71,7 +76,9 @@ export function playTape(path: string, bargeIn: MediaChannelOptions['bargeIn'] =
     }
     if (Number.isNaN(play.from)) play.from = at;
     play.to = at;
-    if (channel.process(bytes) === 0) continue;
+    const frames = channel.process(bytes);
+    if (frames === 0) continue;
+    if (trace) trace(at, readHops(channel, frames));
     if (channel.events & ChannelEvents.interruption) play.interruptions.push(at);
     if (channel.events & ChannelEvents.speechStart) play.speechStarts.push(at);
   }
