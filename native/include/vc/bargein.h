@@ -79,13 +79,23 @@ class BargeInDetector {
   float env_[kMaxHist];            // per lag: smoothed agreement of the mic's level changes with the reference's there
   float refLog_ = 0, micLog_ = 0;  // last hop's log2 energies (reference, mic)
   bool micFell_ = false;           // the mic's level fell over kCreditFallLog2 since the last hop
+  float micDropLog_ = 0;           // how far the mic's level fell since the last hop (log2 energy)
   // Per hop of the last 100 ms: the mic's log2 energy where it was far over the bound (see BurstTail).
   static constexpr int kBurstHops = 10;
   static constexpr float kNoBurst = -100.f;
   bool BurstTail();
   float burstLog_[kBurstHops];
+  bool burstRamped_[kBurstHops];  // that hop's run rose into a voice (see kBurstRampLog2)
   int burstHead_ = 0;
   float burstDipLog_ = 0;  // the mic's lowest log2 energy since the last burst hop (see kBurstRiseLog2)
+  // The current run of hops over the evidence bar: the louder of its first two hops and its
+  // loudest (log2 energy, as micLog_), how many hops it has had and which was the loudest (see
+  // kBurstRampLog2).
+  struct LoudRun {
+    float earlyLog = 0, peakLog = 0;
+    int hops = 0, peakAt = 0;
+  };
+  LoudRun loud_;
   // The current stretch of candidate evidence hops (see kOnsetFallLog2): its loudest hop (log2
   // energy, as micLog_), the lowest hop since, the share of the loudest hop's energy the echo
   // bound expected, how many hops it has had, which of them was the loudest, hops since its last

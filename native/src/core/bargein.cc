@@ -63,8 +63,10 @@ void BargeInDetector::Reset() {
   std::memset(env_, 0, sizeof env_);
   refLog_ = micLog_ = 0;
   for (float& v : burstLog_) v = kNoBurst;
+  for (bool& v : burstRamped_) v = false;
   burstHead_ = 0;
   burstDipLog_ = 0;
+  loud_ = LoudRun{};
   stretch_ = Stretch{};
   delayHops_ = -1;
   jumpLag_ = -10;
@@ -160,6 +162,7 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
     const float dMic = micLog - micLog_;
     micStep = std::abs(dMic) < kEnvMicRise ? 0.f : dMic > 0 ? 1.f : -1.f;
     micFell_ = dMic < -kCreditFallLog2;
+    micDropLog_ = -dMic;
     micLog_ = micLog;
   }
   const int newest = head_;
@@ -474,7 +477,8 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
           runPeakAt_ = runHops_;
         }
       }
-      lowEchoRun_ = lowEchoRun_ && hopBound_ < kKnownLineEchoShare * hopHeard_;
+      // A double-talk hop sits under the bound: its share says nothing (see kKnownLineEchoShare).
+      lowEchoRun_ = lowEchoRun_ && (!energy || hopBound_ < kKnownLineEchoShare * hopHeard_);
       const bool ramped = runPeakAt_ >= kCreditRampHops;
       credit += waveHop ? (waveClear_ < kWaveDtClear ? 1.f + kCreditBonus : 1.f)
                 : heardOver && (!micFell_ || ramped) && (echoSeen_ || echoCorr_ < 1.f) ? EvidenceWeight(excess_) : 1.f;

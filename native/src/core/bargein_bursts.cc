@@ -11,18 +11,33 @@ namespace vc {
 using namespace bargein;
 
 // Whether this hop is the tail of a burst (see kBurstExcess): 12 dB under the loudest hop of the
-// last 100 ms that was far over the bound.
+// last 100 ms that was far over the bound; under a voice that rose into that hop (see
+// kBurstRampLog2), only where the level dropped 12 dB since the last hop (the voice cut off).
 bool BargeInDetector::BurstTail() {
+  if (excess_ >= kEvidenceExcess) {
+    if (loud_.hops == 0) loud_ = LoudRun{micLog_, micLog_, 0, 0};
+    if (loud_.hops < kCreditRampHops) loud_.earlyLog = std::max(loud_.earlyLog, micLog_);
+    if (micLog_ > loud_.peakLog) { loud_.peakLog = micLog_; loud_.peakAt = loud_.hops; }
+    ++loud_.hops;
+  } else {
+    loud_.hops = 0;
+  }
+  const bool ramped = loud_.hops > 0 && loud_.peakAt >= kCreditRampHops && loud_.peakLog - loud_.earlyLog >= kBurstRampLog2;
   const bool burst = excess_ >= kBurstExcess;
   const bool onset = micLog_ - burstDipLog_ >= kBurstRiseLog2;
   if (onset)
     for (float& v : burstLog_) v = kNoBurst;
   burstLog_[burstHead_] = burst ? micLog_ : kNoBurst;
+  burstRamped_[burstHead_] = false;
+  if (ramped)  // the run's hops so far, this one included, rose into a voice
+    for (int k = 0; k < std::min(loud_.hops, kBurstHops); ++k) burstRamped_[(burstHead_ - k + kBurstHops) % kBurstHops] = true;
   burstHead_ = (burstHead_ + 1) % kBurstHops;
   burstDipLog_ = burst || onset ? micLog_ : std::min(burstDipLog_, micLog_);
   float top = kNoBurst;
-  for (float v : burstLog_) top = std::max(top, v);
-  return micLog_ < top - kBurstFallLog2;
+  bool voice = false;
+  for (int k = 0; k < kBurstHops; ++k)
+    if (burstLog_[k] > top) { top = burstLog_[k]; voice = burstRamped_[k]; }
+  return micLog_ < top - kBurstFallLog2 && (!voice || micDropLog_ >= kBurstVoiceDropLog2);
 }
 
 // Whether this candidate evidence hop lies in a stretch that began at its loudest and sits 2.1 dB
