@@ -99,13 +99,14 @@ class BargeInDetector {
   // The current stretch of candidate evidence hops (see kOnsetFallLog2): its loudest hop (log2
   // energy, as micLog_), the lowest hop since, the share of the loudest hop's energy the echo
   // bound expected, how many hops it has had, which of them was the loudest, hops since its last
-  // one, and whether a hop rose 6 dB over the lowest since the loudest (a new onset).
+  // one, whether a hop rose 6 dB over the lowest since the loudest (a new onset), and whether the
+  // loudest cleared the line's loud moments and the bound (an energy hop; see kNewLineHops).
   struct Stretch {
     float peakLog = 0, dipLog = 0, peakEcho = 0;
     int hops = 0, peakAt = 0, since = 1000;
-    bool rose = false;
+    bool rose = false, peakEnergy = false;
   };
-  bool UnderLoudOnset(bool candidate);
+  bool UnderLoudOnset(bool candidate, bool energy);
   Stretch stretch_;
   float erl_[kBands];  // learned echo power gain ref -> mic per band
   float cap_[kMaxHist][kBands];  // per lag and band: the most echo gain that lag has shown

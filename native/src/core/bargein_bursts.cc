@@ -41,21 +41,22 @@ bool BargeInDetector::BurstTail() {
 }
 
 // Whether this candidate evidence hop lies in a stretch that began at its loudest and sits 2.1 dB
-// or more under that peak (see kOnsetFallLog2): a slam's decay and the steady sound it leads into.
-// Called once per hop.
-bool BargeInDetector::UnderLoudOnset(bool candidate) {
+// or more under that peak (see kOnsetFallLog2): a slam's decay and the steady sound it leads into;
+// in a new line's first second, a struck note's too (see kNewLineHops). Called once per hop.
+bool BargeInDetector::UnderLoudOnset(bool candidate, bool energy) {
   Stretch& s = stretch_;
   const float echoShare = hopBound_ / std::max(hopHeard_, 1e-6f);
   if (s.since <= kStretchGapHops) s.dipLog = std::min(s.dipLog, micLog_);
   if (candidate) {
     if (s.since > kStretchGapHops) {
-      s = Stretch{micLog_, micLog_, echoShare, 0, 0, 0, false};
+      s = Stretch{micLog_, micLog_, echoShare, 0, 0, 0, false, energy};
     } else {
       ++s.hops;
       if (micLog_ > s.peakLog) {
         s.peakLog = s.dipLog = micLog_;
         s.peakEcho = echoShare;
         s.peakAt = s.hops;
+        s.peakEnergy = energy;
       }
     }
     s.since = 0;
@@ -64,7 +65,8 @@ bool BargeInDetector::UnderLoudOnset(bool candidate) {
     s.rose = s.rose || micLog_ - s.dipLog >= kBurstRiseLog2;
   }
   if (s.since <= kStretchGapHops) ++s.since;
-  return candidate && !s.rose && s.peakAt <= kOnsetPeakHops && s.peakEcho < kOnsetEchoShare &&
+  const bool newLine = caller_.hops() < kNewLineHops && !echoSeen_ && !s.peakEnergy;
+  return candidate && !s.rose && s.peakAt <= kOnsetPeakHops && s.peakEcho < (newLine ? kNewLineEchoShare : kOnsetEchoShare) &&
          s.peakLog - micLog_ >= kOnsetFallLog2;
 }
 
