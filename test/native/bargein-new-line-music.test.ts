@@ -5,11 +5,14 @@
 // struck after the line opened: 10-16 dB over what it had carried, it decayed 0.3-0.5 dB a hop and
 // the per-band double-talk test counted 100 ms of it. A stretch loudest at its onset that never
 // cleared the loud-moment bar and the bound now stops counting in a line's first second once it has
-// decayed 2.1 dB, as a slam's does (round 38, kNewLineHops in bargein_tuning.h).
+// decayed 2.1 dB, as a slam's does (round 38, kNewLineHops in bargein_tuning.h). Later beats,
+// louder than any the line had shown, cleared the bar and decayed too slowly for that test; a
+// stretch whose hops keep its peak's band shape (a struck chord's decay) now stops counting after
+// 40 ms of it (round 39, kSteadyShapeCorr).
 // The calls (as bench/turns/noise-probe.ts's fresh calls): the evaluation's music at -30 dBFS from
-// the stream's first frame, no echo, the greeting from the first frame; 24 calls per rate. Before:
-// 10 of 24 greetings interrupted within their first second at both rates; now 5 and 4. Later beats
-// still interrupt most of these greetings (15 / 12 of 24, 16 / 13 before): what is left to do.
+// the stream's first frame, no echo, the greeting from the first frame; 24 calls per rate.
+// Greetings interrupted in their first second at 16 / 8 kHz: 10 / 10 before round 38, 5 / 4 after
+// it, 3 / 1 after round 39; over the whole greeting 16 / 13, 15 / 12, 10 / 11: what is left to do.
 import t from 'tap';
 import { noiseLoop, synth } from '../../bench/turns/eval-audio.js';
 import { MATERIAL } from '../../bench/turns/eval-set.js';
@@ -37,10 +40,10 @@ function firstInterruptions(rateHz: number): number[] {
 }
 
 for (const rateHz of [16000, 8000]) {
-  t.test(`${rateHz / 1000} kHz: music that opens a call mostly leaves the greeting's first second alone`, async (t) => {
+  t.test(`${rateHz / 1000} kHz: music that opens a call mostly leaves the greeting alone`, async (t) => {
     const at = firstInterruptions(rateHz);
     const early = at.filter((ms) => ms <= FIRST_MS);
-    t.ok(early.length <= 6, `greetings interrupted in their first second: ${early.length} of ${CALLS} (<= 6; before round 38, 10): ${early.join(', ')} ms`);
-    t.ok(at.filter(Number.isFinite).length <= 16, `within the greeting: ${at.filter(Number.isFinite).length} of ${CALLS} (<= 16; before round 38, 16 / 13 at 16 / 8 kHz)`);
+    t.ok(early.length <= 3, `greetings interrupted in their first second: ${early.length} of ${CALLS} (<= 3; 10 before round 38, 5 / 4 after): ${early.join(', ')} ms`);
+    t.ok(at.filter(Number.isFinite).length <= 11, `within the greeting: ${at.filter(Number.isFinite).length} of ${CALLS} (<= 11; 16 / 13 at 16 / 8 kHz before round 38, 15 / 12 after)`);
   });
 }

@@ -99,14 +99,16 @@ class BargeInDetector {
   // The current stretch of candidate evidence hops (see kOnsetFallLog2): its loudest hop (log2
   // energy, as micLog_), the lowest hop since, the share of the loudest hop's energy the echo
   // bound expected, how many hops it has had, which of them was the loudest, hops since its last
-  // one, whether a hop rose 6 dB over the lowest since the loudest (a new onset), and whether the
-  // loudest cleared the line's loud moments and the bound (an energy hop; see kNewLineHops).
+  // one, whether a hop rose 6 dB over the lowest since the loudest (a new onset), whether the
+  // loudest cleared the line's loud moments and the bound (an energy hop; see kNewLineHops), the
+  // loudest hop's band shape, and whether every hop since has kept it (see kSteadyShapeCorr).
   struct Stretch {
     float peakLog = 0, dipLog = 0, peakEcho = 0;
     int hops = 0, peakAt = 0, since = 1000;
-    bool rose = false, peakEnergy = false;
+    bool rose = false, peakEnergy = false, steady = true;
+    float shape[kBands] = {};
   };
-  bool UnderLoudOnset(bool candidate, bool energy);
+  bool UnderLoudOnset(bool candidate, bool energy, const float* bands);
   Stretch stretch_;
   float erl_[kBands];  // learned echo power gain ref -> mic per band
   float cap_[kMaxHist][kBands];  // per lag and band: the most echo gain that lag has shown

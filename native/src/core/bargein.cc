@@ -462,7 +462,7 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
     const bool echo = !tail && !fired_ && (dtHop_ || energy) && refActiveHops_ > 0 && WaveformEcho();
     // A burst's tail belongs to the stretch it ends (a horn under a slam comes after it).
     const bool heardHop = !echo && (doubleTalk || energy);
-    const bool underOnset = UnderLoudOnset(heardHop, energy);  // every hop: it counts the gaps
+    const bool underOnset = UnderLoudOnset(heardHop, energy, bands);  // every hop: it counts the gaps
     if (heardHop && !tail && !underOnset) {
       ++evidence;
       if (heardOver && excess_ >= kStrongExcess) ++strong;

@@ -3,6 +3,8 @@
 #include "vc/bargein.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 
 #include "bargein_tuning.h"
 
@@ -40,16 +42,42 @@ bool BargeInDetector::BurstTail() {
   return micLog_ < top - kBurstFallLog2 && (!voice || micDropLog_ >= kBurstVoiceDropLog2);
 }
 
+namespace {
+// A hop's band shape: its log2 band energies less their mean.
+void BandShape(const float* bands, float* shape) {
+  float mean = 0;
+  for (int b = 0; b < kBands; ++b) mean += shape[b] = std::log2(bands[b] + 1.f);
+  mean /= kBands;
+  for (int b = 0; b < kBands; ++b) shape[b] -= mean;
+}
+
+// How alike two band shapes are (their correlation, -1 to 1).
+float ShapeLikeness(const float* a, const float* b) {
+  float ab = 0, aa = 0, bb = 0;
+  for (int k = 0; k < kBands; ++k) { ab += a[k] * b[k]; aa += a[k] * a[k]; bb += b[k] * b[k]; }
+  return ab / std::sqrt(std::max(aa * bb, 1e-12f));
+}
+}  // namespace
+
 // Whether this candidate evidence hop lies in a stretch that began at its loudest and sits 2.1 dB
 // or more under that peak (see kOnsetFallLog2): a slam's decay and the steady sound it leads into;
-// in a new line's first second, a struck note's too (see kNewLineHops). Called once per hop.
-bool BargeInDetector::UnderLoudOnset(bool candidate, bool energy) {
+// in a new line's first second, a struck note's too (see kNewLineHops); or under a peak whose band
+// shape it has kept for kSteadyHops (a struck chord's decay, see kSteadyShapeCorr). Called once
+// per hop; `bands` are the hop's band energies.
+bool BargeInDetector::UnderLoudOnset(bool candidate, bool energy, const float* bands) {
   Stretch& s = stretch_;
   const float echoShare = hopBound_ / std::max(hopHeard_, 1e-6f);
+  bool steadyDecay = false;
   if (s.since <= kStretchGapHops) s.dipLog = std::min(s.dipLog, micLog_);
   if (candidate) {
+    float shape[kBands];
+    BandShape(bands, shape);
     if (s.since > kStretchGapHops) {
-      s = Stretch{micLog_, micLog_, echoShare, 0, 0, 0, false, energy};
+      s = Stretch{};
+      s.peakLog = s.dipLog = micLog_;
+      s.peakEcho = echoShare;
+      s.peakEnergy = energy;
+      std::memcpy(s.shape, shape, sizeof shape);
     } else {
       ++s.hops;
       if (micLog_ > s.peakLog) {
@@ -57,6 +85,10 @@ bool BargeInDetector::UnderLoudOnset(bool candidate, bool energy) {
         s.peakEcho = echoShare;
         s.peakAt = s.hops;
         s.peakEnergy = energy;
+        std::memcpy(s.shape, shape, sizeof shape);
+      } else {
+        s.steady = s.steady && ShapeLikeness(shape, s.shape) >= kSteadyShapeCorr;
+        steadyDecay = s.steady && s.hops - s.peakAt > kSteadyHops && s.peakLog - micLog_ >= kSteadyFallLog2;
       }
     }
     s.since = 0;
@@ -65,9 +97,9 @@ bool BargeInDetector::UnderLoudOnset(bool candidate, bool energy) {
     s.rose = s.rose || micLog_ - s.dipLog >= kBurstRiseLog2;
   }
   if (s.since <= kStretchGapHops) ++s.since;
+  if (!candidate || s.rose || s.peakAt > kOnsetPeakHops) return false;
   const bool newLine = caller_.hops() < kNewLineHops && !echoSeen_ && !s.peakEnergy;
-  return candidate && !s.rose && s.peakAt <= kOnsetPeakHops && s.peakEcho < (newLine ? kNewLineEchoShare : kOnsetEchoShare) &&
-         s.peakLog - micLog_ >= kOnsetFallLog2;
+  return steadyDecay || (s.peakEcho < (newLine ? kNewLineEchoShare : kOnsetEchoShare) && s.peakLog - micLog_ >= kOnsetFallLog2);
 }
 
 }  // namespace vc
