@@ -107,6 +107,10 @@ class BargeInDetector {
     int hops = 0, peakAt = 0, since = 1000;
     bool rose = false, peakEnergy = false, steady = true;
     float shape[kBands] = {};
+    // The last candidate hop's level and band shape, and how many hops in a row kept them.
+    float lastLog = 0;
+    float lastShape[kBands] = {};
+    int heldHops = 0;
   };
   bool UnderLoudOnset(bool candidate, bool energy, const float* bands);
   Stretch stretch_;

@@ -62,12 +62,13 @@ float ShapeLikeness(const float* a, const float* b) {
 // Whether this candidate evidence hop lies in a stretch that began at its loudest and sits 2.1 dB
 // or more under that peak (see kOnsetFallLog2): a slam's decay and the steady sound it leads into;
 // in a new line's first second, a struck note's too (see kNewLineHops); or under a peak whose band
-// shape it has kept for kSteadyHops (a struck chord's decay, see kSteadyShapeCorr). Called once
+// shape it has kept for kSteadyHops (a struck chord's decay, see kSteadyShapeCorr); or after
+// kToneHops hops that each kept the last one's level and band shape (a held note). Called once
 // per hop; `bands` are the hop's band energies.
 bool BargeInDetector::UnderLoudOnset(bool candidate, bool energy, const float* bands) {
   Stretch& s = stretch_;
   const float echoShare = hopBound_ / std::max(hopHeard_, 1e-6f);
-  bool steadyDecay = false;
+  bool steadyDecay = false, tone = false;
   if (s.since <= kStretchGapHops) s.dipLog = std::min(s.dipLog, micLog_);
   if (candidate) {
     float shape[kBands];
@@ -91,12 +92,19 @@ bool BargeInDetector::UnderLoudOnset(bool candidate, bool energy, const float* b
         steadyDecay = s.steady && s.hops - s.peakAt > kSteadyHops && s.peakLog - micLog_ >= kSteadyFallLog2;
       }
     }
+    // A held note: this hop kept the last one's level and band shape (see kToneHops).
+    const bool held = s.since <= 1 && std::fabs(micLog_ - s.lastLog) <= kToneStepLog2 && ShapeLikeness(shape, s.lastShape) >= kToneShapeCorr;
+    s.heldHops = held ? s.heldHops + 1 : 0;
+    s.lastLog = micLog_;
+    std::memcpy(s.lastShape, shape, sizeof shape);
+    tone = s.heldHops >= kToneHops;
     s.since = 0;
     // A hop 6 dB over the lowest since the peak is a new onset, as for a burst's tail (the
     // syllable after a stop): the stretch is not a burst's.
     s.rose = s.rose || micLog_ - s.dipLog >= kBurstRiseLog2;
   }
   if (s.since <= kStretchGapHops) ++s.since;
+  if (tone) return true;
   if (!candidate || s.rose || s.peakAt > kOnsetPeakHops) return false;
   const bool newLine = caller_.hops() < kNewLineHops && !echoSeen_ && !s.peakEnergy;
   return steadyDecay || (s.peakEcho < (newLine ? kNewLineEchoShare : kOnsetEchoShare) && s.peakLog - micLog_ >= kOnsetFallLog2);
