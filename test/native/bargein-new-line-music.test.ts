@@ -10,12 +10,13 @@
 // stretch whose hops keep its peak's band shape (a struck chord's decay) now stops counting after
 // 40 ms of it (round 39, kSteadyShapeCorr); a beat loudest a hop or two after its onset escaped
 // both and decayed under 1 dB a hop: hops that kept the last hop's level and shape for 60 ms now
-// count nothing (round 40, kToneHops).
+// count nothing (round 40, kToneHops), and the struck chord's test takes stretches loudest on
+// their second or third hop too (round 41, kSteadyPeakHops).
 // The calls (as bench/turns/noise-probe.ts's fresh calls): the evaluation's music at -30 dBFS from
 // the stream's first frame, no echo, the greeting from the first frame; 24 calls per rate.
 // Greetings interrupted in their first second at 16 / 8 kHz: 10 / 10 before round 38, 5 / 4 after
-// it, 3 / 1 after round 39, 0 / 0 after round 40; over the whole greeting 16 / 13, 15 / 12, 10 / 11,
-// 7 / 9: what is left to do.
+// it, 3 / 1 after round 39, 0 / 0 after rounds 40 and 41; over the whole greeting 16 / 13, 15 / 12,
+// 10 / 11, 7 / 9, 1 / 5: what is left to do.
 import t from 'tap';
 import { noiseLoop, synth } from '../../bench/turns/eval-audio.js';
 import { MATERIAL } from '../../bench/turns/eval-set.js';
@@ -46,7 +47,7 @@ for (const rateHz of [16000, 8000]) {
   t.test(`${rateHz / 1000} kHz: music that opens a call mostly leaves the greeting alone`, async (t) => {
     const at = firstInterruptions(rateHz);
     const early = at.filter((ms) => ms <= FIRST_MS);
-    t.ok(early.length <= 1, `greetings interrupted in their first second: ${early.length} of ${CALLS} (<= 1; 10 before round 38, 5 / 4 after it, 3 / 1 after round 39): ${early.join(', ')} ms`);
-    t.ok(at.filter(Number.isFinite).length <= 9, `within the greeting: ${at.filter(Number.isFinite).length} of ${CALLS} (<= 9; 16 / 13 at 16 / 8 kHz before round 38, 15 / 12 after it, 10 / 11 after round 39)`);
+    t.ok(early.length <= 1, `greetings interrupted in their first second: ${early.length} of ${CALLS} (<= 1; 10 before round 38, 5 / 4 after it, 3 / 1 after round 39, 0 / 0 after round 40): ${early.join(', ')} ms`);
+    t.ok(at.filter(Number.isFinite).length <= 5, `within the greeting: ${at.filter(Number.isFinite).length} of ${CALLS} (<= 5; 16 / 13 at 16 / 8 kHz before round 38, 15 / 12 after it, 10 / 11 after round 39, 7 / 9 after round 40)`);
   });
 }

@@ -61,8 +61,9 @@ float ShapeLikeness(const float* a, const float* b) {
 
 // Whether this candidate evidence hop lies in a stretch that began at its loudest and sits 2.1 dB
 // or more under that peak (see kOnsetFallLog2): a slam's decay and the steady sound it leads into;
-// in a new line's first second, a struck note's too (see kNewLineHops); or under a peak whose band
-// shape it has kept for kSteadyHops (a struck chord's decay, see kSteadyShapeCorr); or after
+// in a new line's first second, a struck note's too (see kNewLineHops); or, in a stretch loudest
+// within its first three hops, under a peak whose band shape it has kept for kSteadyHops (a struck
+// chord's decay, see kSteadyShapeCorr and kSteadyPeakHops); or after
 // kToneHops hops that each kept the last one's level and band shape (a held note). Called once
 // per hop; `bands` are the hop's band energies.
 bool BargeInDetector::UnderLoudOnset(bool candidate, bool energy, const float* bands) {
@@ -105,9 +106,11 @@ bool BargeInDetector::UnderLoudOnset(bool candidate, bool energy, const float* b
   }
   if (s.since <= kStretchGapHops) ++s.since;
   if (tone) return true;
-  if (!candidate || s.rose || s.peakAt > kOnsetPeakHops) return false;
+  if (!candidate || s.rose) return false;
+  if (steadyDecay && s.peakAt <= kSteadyPeakHops) return true;
+  if (s.peakAt > kOnsetPeakHops) return false;
   const bool newLine = caller_.hops() < kNewLineHops && !echoSeen_ && !s.peakEnergy;
-  return steadyDecay || (s.peakEcho < (newLine ? kNewLineEchoShare : kOnsetEchoShare) && s.peakLog - micLog_ >= kOnsetFallLog2);
+  return s.peakEcho < (newLine ? kNewLineEchoShare : kOnsetEchoShare) && s.peakLog - micLog_ >= kOnsetFallLog2;
 }
 
 }  // namespace vc
