@@ -7,7 +7,7 @@ const FIELDS = nativeInternals.addon.hopFields;
 
 /** Bits of TracedHop.flags. */
 export const HopFlags = {
-  evidence: 1, energy: 2, waveform: 4, bandResidual: 8, echoVeto: 16, burstTail: 32, underOnset: 64, echoSeen: 128,
+  evidence: 1, energy: 2, waveform: 4, bandResidual: 8, echoVeto: 16, burstTail: 32, underOnset: 64, echoSeen: 128, nearBar: 256,
 } as const;
 
 export interface TracedHop {

@@ -112,7 +112,7 @@ class BargeInDetector {
     float lastShape[kBands] = {};
     int heldHops = 0;
   };
-  bool UnderLoudOnset(bool candidate, bool energy, const float* bands);
+  bool UnderLoudOnset(bool candidate, bool energy, const float* bands, bool nearBar);
   Stretch stretch_;
   float erl_[kBands];  // learned echo power gain ref -> mic per band
   float cap_[kMaxHist][kBands];  // per lag and band: the most echo gain that lag has shown
@@ -157,6 +157,7 @@ class BargeInDetector {
   // Every evidence hop of the current run had little echo expected (see kKnownLineEchoShare).
   bool lowEchoRun_ = false;
   float RequiredMs() const;  // the credit that raises an interruption now
+  bool NearBarHop(float p, float runCreditMs) const;
   float excess_ = 0;  // last hop: mic power over (noise background + expected echo)
   // Per-band residual double-talk test (see DoubleTalk in bargein_double_talk.cc).
   bool DoubleTalk(const float* mic, const float* micFloor, const float* sel, float echoCorr, bool quiet);
@@ -182,6 +183,9 @@ class BargeInDetector {
   float peakFloor_ = 0;  // the scorer's floor (sum over bands) when peak_ last rose
   float echoCorr_ = 0;    // mic/ref shape match over the lags' mean (in units of its threshold), ~50 ms
   bool overPeak_ = true;  // last hop: the mic is over the line's peaks plus the echo bound
+  float overPeakShare_ = 0;  // last hop: the mic over (the line's peaks + the echo bound)
+  bool runGapless_ = false;  // every hop since this run's first one was counted as evidence
+  int nearBarHops_ = 0;      // near-bar hops counted in a row (see kNearBarExcess)
   int dtHops_ = 0;        // consecutive hops with a residual the echo does not explain
   bool dtHop_ = false;    // last hop: the double-talk test declares the caller
   // Waveform double-talk test (see kWaveDtFloor in bargein_tuning.h), given the caller scorer's p; the

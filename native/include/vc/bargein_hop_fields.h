@@ -35,6 +35,7 @@ enum BargeInHopFlag : int {
   kHopBurstTail = 32,    // the tail of a loud burst
   kHopUnderOnset = 64,   // under a loud onset's peak (a slam's decay)
   kHopEchoSeen = 128,    // an echo delay has been trusted on this call
+  kHopNearBar = 256,     // just under the evidence bar, finishing a run (kNearBarExcess)
 };
 
 }  // namespace vc

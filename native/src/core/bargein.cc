@@ -103,6 +103,9 @@ void BargeInDetector::Reset() {
   activityMasked_ = true;
   testedLags_ = 0;
   fired_ = false;
+  overPeakShare_ = 0;
+  runGapless_ = false;
+  nearBarHops_ = 0;
   echoAudibleHops_ = 0;
   if (cancelEcho_) canceller_.Reset();
   wave_.Reset();
@@ -348,6 +351,7 @@ float BargeInDetector::HopProbability(const float* mic, const float* judged, con
     float pk = lineBar;
     for (int b = 0; b < kBands; ++b) pk += bound[b];
     overPeak_ = num >= pk;
+    overPeakShare_ = num / std::max(pk, 1e-6f);
     FollowActivity(num >= kActiveOverNoise * noise && num >= lineBar);
   }
   const float p = caller_.Score(heard, bound);
@@ -428,6 +432,13 @@ float BargeInDetector::RequiredMs() const {
   return known ? kKnownLineShare * o_.minDurationMs : static_cast<float>(o_.minDurationMs);
 }
 
+// Whether this hop, under the evidence bar, still counts for the run it follows (see kNearBarExcess):
+// `runCreditMs` is the run's credit before it.
+bool BargeInDetector::NearBarHop(float p, float runCreditMs) const {
+  return runGapless_ && nearBarHops_ < kNearBarHops && runCreditMs >= RequiredMs() - kNearBarShortMs &&
+         p >= kNearBarProbability && excess_ >= kNearBarExcess && overPeakShare_ >= kNearBarOverPeak;
+}
+
 void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadResult* vad,
                                    BargeInResult* r) {
   vad_.ProcessFrame(mic, vad);
@@ -457,13 +468,19 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
     const bool tail = BurstTail();
     const bool heardOver = caller_.rawLlr() >= kEvidenceLlr && overPeak_;
     const bool energy = heardOver && excess_ >= kEvidenceExcess;
+    const bool nearBar = !energy && NearBarHop(hp, (runMs_ > 0 ? creditMs_ : 0.f) + credit * 10);
     const bool waveHop = !dtHop_ && !energy && WaveformDoubleTalk(hp);
     const bool doubleTalk = dtHop_ || waveHop;
-    const bool echo = !tail && !fired_ && (dtHop_ || energy) && refActiveHops_ > 0 && WaveformEcho();
+    const bool echo = !tail && !fired_ && (dtHop_ || energy || nearBar) && refActiveHops_ > 0 && WaveformEcho();
     // A burst's tail belongs to the stretch it ends (a horn under a slam comes after it).
-    const bool heardHop = !echo && (doubleTalk || energy);
-    const bool underOnset = UnderLoudOnset(heardHop, energy, bands);  // every hop: it counts the gaps
-    if (heardHop && !tail && !underOnset) {
+    const bool heardHop = !echo && (doubleTalk || energy || nearBar);
+    const bool nearBarOnly = heardHop && nearBar && !doubleTalk;
+    const bool underOnset = UnderLoudOnset(heardHop, energy, bands, nearBarOnly);  // every hop: it counts the gaps
+    const bool counted = heardHop && !tail && !underOnset;
+    nearBarHops_ = counted && nearBarOnly ? nearBarHops_ + 1 : 0;
+    if (!counted) runGapless_ = false;
+    else if (runMs_ == 0 && evidence == 0) runGapless_ = true;  // a run starts here
+    if (counted) {
       ++evidence;
       if (heardOver && excess_ >= kStrongExcess) ++strong;
       if (runMs_ == 0 && evidence == 1) {
@@ -485,10 +502,10 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
     }
     dt = dt || doubleTalk;
     if (hopTrace_) {
-      const bool counted = heardHop && !tail && !underOnset;
       const int flags = (counted ? kHopEvidence : 0) | (energy ? kHopEnergy : 0) | (waveHop ? kHopWaveform : 0) |
                         (dtHop_ ? kHopBandResidual : 0) | (echo ? kHopEchoVeto : 0) | (tail ? kHopBurstTail : 0) |
-                        (underOnset ? kHopUnderOnset : 0) | (echoSeen_ ? kHopEchoSeen : 0);
+                        (underOnset ? kHopUnderOnset : 0) | (echoSeen_ ? kHopEchoSeen : 0) |
+                        (nearBarOnly ? kHopNearBar : 0);
       // The run's credit so far: creditMs_ is added to at the frame's end, and restarts with a run.
       const float runCredit = (runMs_ > 0 ? creditMs_ : 0.f) + credit * 10;
       const float values[] = {static_cast<float>(nowMs_ + h * 10), hp, caller_.rawLlr(), excess_, hopHeard_, hopNoise_,

@@ -64,12 +64,13 @@ float ShapeLikeness(const float* a, const float* b) {
 // in a new line's first second, a struck note's too (see kNewLineHops); or, in a stretch loudest
 // within its first three hops, under a peak whose band shape it has kept for kSteadyHops (a struck
 // chord's decay, see kSteadyShapeCorr and kSteadyPeakHops); or after
-// kToneHops hops that each kept the last one's level and band shape (a held note). Called once
-// per hop; `bands` are the hop's band energies.
-bool BargeInDetector::UnderLoudOnset(bool candidate, bool energy, const float* bands) {
+// kToneHops hops that each kept the last one's level and band shape (a held note); or a near-bar
+// hop (`nearBar`, see kNearBarHeldCorr) that kept the last hop's band shape. Called once per hop;
+// `bands` are the hop's band energies.
+bool BargeInDetector::UnderLoudOnset(bool candidate, bool energy, const float* bands, bool nearBar) {
   Stretch& s = stretch_;
   const float echoShare = hopBound_ / std::max(hopHeard_, 1e-6f);
-  bool steadyDecay = false, tone = false;
+  bool steadyDecay = false, tone = false, heldNearBar = false;
   if (s.since <= kStretchGapHops) s.dipLog = std::min(s.dipLog, micLog_);
   if (candidate) {
     float shape[kBands];
@@ -94,7 +95,9 @@ bool BargeInDetector::UnderLoudOnset(bool candidate, bool energy, const float* b
       }
     }
     // A held note: this hop kept the last one's level and band shape (see kToneHops).
-    const bool held = s.since <= 1 && std::fabs(micLog_ - s.lastLog) <= kToneStepLog2 && ShapeLikeness(shape, s.lastShape) >= kToneShapeCorr;
+    const float likeLast = ShapeLikeness(shape, s.lastShape);
+    const bool held = s.since <= 1 && std::fabs(micLog_ - s.lastLog) <= kToneStepLog2 && likeLast >= kToneShapeCorr;
+    heldNearBar = nearBar && s.since <= 1 && likeLast >= kNearBarHeldCorr;
     s.heldHops = held ? s.heldHops + 1 : 0;
     s.lastLog = micLog_;
     std::memcpy(s.lastShape, shape, sizeof shape);
@@ -105,7 +108,7 @@ bool BargeInDetector::UnderLoudOnset(bool candidate, bool energy, const float* b
     s.rose = s.rose || micLog_ - s.dipLog >= kBurstRiseLog2;
   }
   if (s.since <= kStretchGapHops) ++s.since;
-  if (tone) return true;
+  if (tone || heldNearBar) return true;
   if (!candidate || s.rose) return false;
   if (steadyDecay && s.peakAt <= kSteadyPeakHops) return true;
   if (s.peakAt > kOnsetPeakHops) return false;

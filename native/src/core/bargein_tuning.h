@@ -365,6 +365,31 @@ constexpr int kSteadyPeakHops = 2;  // the peak in the stretch's hop 0, 1 or 2
 constexpr int kToneHops = 6;
 constexpr float kToneShapeCorr = 0.97f;
 constexpr float kToneStepLog2 = 0.33f;  // 1 dB
+// A run one or two hops short of firing ends on hops just under the evidence bar: a carrier
+// caller 6 dB over white noise said "Listen" for 60 ms of evidence (81 ms of credit, a hop short)
+// and its last hops fell 0.1-1.7 dB under the bar; the run waited for "that is the wrong account"
+// and fired 1.2 s after the onset. Such a hop counts (weight 1, at most kNearBarHops in a row)
+// when every hop of the run so far counted, the run is within kNearBarShortMs of firing, the
+// caller scorer's probability is kNearBarProbability or more and the mic is kNearBarExcess (3 dB)
+// over the noise background and the echo bound and within kNearBarOverPeak (1.5 dB) of the
+// line's loud moments plus the bound; the echo veto applies as to any hop. A run whose credit came
+// hop by hop with gaps (street noise the scorer calls speech for a second) is left alone: without
+// the gap rule a tuning street line false-interrupted. A near-bar hop whose band shape is 0.99
+// like the last hop's counts nothing (a held note decays that way; speech mostly moves).
+// Round 42, set BC's tapes: 7 cut-ins faster and none slower (the "Listen" 1,202 -> 181 ms in all
+// three phases, a babble caller 719 -> 180), held-out carrier over 400 ms 18 -> 14, tuning web
+// over 150 ms 9 -> 8, false interruptions the same; the noise probes' callers faster in 7 cells
+// (held-out white 8 kHz over 400 ms 4 -> 2), their greetings cut the same; the detector sweep two
+// babble cells faster, the echo-start probe the same. Any gapless run from 40 ms instead of
+// within 20 ms of firing: 18 faster, but the held-out probe's greetings cut by music 8 / 11 -> 9 /
+// 13 of 60; that and no shape rule: the tuning probe's music greetings 500 ms in 1 / 1 -> 4 / 2;
+// within 20 ms and no shape rule: the held-out ones 1 -> 2 (16 kHz).
+constexpr float kNearBarExcess = 2.f;
+constexpr float kNearBarOverPeak = 0.7f;
+constexpr float kNearBarProbability = 0.9f;
+constexpr int kNearBarHops = 2;
+constexpr float kNearBarShortMs = 20.f;
+constexpr float kNearBarHeldCorr = 0.99f;
 // The caller's scorer (caller_) lets its floor rise at most 3 dB per hop that looks like speech.
 // Its step is linear in power, so a loud first vowel on a quiet line (carrier call "Excuse me",
 // 50 dB over the floor) lifted the floor 32 dB in 60 ms; the syllables after it sat under that
