@@ -186,6 +186,10 @@ class BargeInDetector {
   float overPeakShare_ = 0;  // last hop: the mic over (the line's peaks + the echo bound)
   bool runGapless_ = false;  // every hop since this run's first one was counted as evidence
   int nearBarHops_ = 0;      // near-bar hops counted in a row (see kNearBarExcess)
+  // A run's credit counts its last 450 ms only (why: bargein_tuning.h, after kNearBarHeldCorr).
+  static constexpr int kRunWindowHops = 45;
+  float runWindow_[kRunWindowHops] = {};  // the credit (ms) of the run's last hops (kRunWindowHops)
+  int windowHead_ = 0;  // where this frame's first hop goes in runWindow_
   int dtHops_ = 0;        // consecutive hops with a residual the echo does not explain
   bool dtHop_ = false;    // last hop: the double-talk test declares the caller
   // Waveform double-talk test (see kWaveDtFloor in bargein_tuning.h), given the caller scorer's p; the

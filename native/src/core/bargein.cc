@@ -103,6 +103,8 @@ void BargeInDetector::Reset() {
   activityMasked_ = true;
   testedLags_ = 0;
   fired_ = false;
+  std::memset(runWindow_, 0, sizeof runWindow_);
+  windowHead_ = 0;
   overPeakShare_ = 0;
   runGapless_ = false;
   nearBarHops_ = 0;
@@ -480,6 +482,7 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
     nearBarHops_ = counted && nearBarOnly ? nearBarHops_ + 1 : 0;
     if (!counted) runGapless_ = false;
     else if (runMs_ == 0 && evidence == 0) runGapless_ = true;  // a run starts here
+    float hopCredit = 0;
     if (counted) {
       ++evidence;
       if (heardOver && excess_ >= kStrongExcess) ++strong;
@@ -497,9 +500,11 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
       // A double-talk hop sits under the bound: its share says nothing (see kKnownLineEchoShare).
       lowEchoRun_ = lowEchoRun_ && (!energy || hopBound_ < kKnownLineEchoShare * hopHeard_);
       const bool ramped = runPeakAt_ >= kCreditRampHops;
-      credit += waveHop ? (waveClear_ < kWaveDtClear ? 1.f + kCreditBonus : 1.f)
+      hopCredit = waveHop ? (waveClear_ < kWaveDtClear ? 1.f + kCreditBonus : 1.f)
                 : heardOver && (!micFell_ || ramped) && (echoSeen_ || echoCorr_ < 1.f) ? EvidenceWeight(excess_) : 1.f;
+      credit += hopCredit;
     }
+    runWindow_[(windowHead_ + h) % kRunWindowHops] = hopCredit * 10;
     dt = dt || doubleTalk;
     if (hopTrace_) {
       const int flags = (counted ? kHopEvidence : 0) | (energy ? kHopEnergy : 0) | (waveHop ? kHopWaveform : 0) |
@@ -525,14 +530,21 @@ void BargeInDetector::ProcessFrame(const int16_t* mic, const int16_t* ref, VadRe
   r->agentActive = refActiveHops_ > 0;
   // Duration counts only hops that are caller speech on their own evidence,
   // so the smoothed tail of a short loud burst cannot reach minDurationMs.
-  if (r->callerSpeech && evidenceMs > 0) {
+  const bool runs = r->callerSpeech && evidenceMs > 0;
+  // The run's credit is what its last kRunWindowHops hops earned: hops before the run, and a frame
+  // the run does not take, earn nothing.
+  const bool starts = runs && runMs_ == 0;
+  for (int k = starts ? hops_ : 0; k < (runs ? (starts ? kRunWindowHops : 0) : hops_); ++k)
+    runWindow_[(windowHead_ + hops_ - 1 - k + kRunWindowHops) % kRunWindowHops] = 0;
+  windowHead_ = (windowHead_ + hops_) % kRunWindowHops;
+  if (runs) {
     if (runMs_ == 0) {
       markMs_ = frameStart;
       strongMs_ = 0;
-      creditMs_ = 0;
     }
     runMs_ += evidenceMs;
-    creditMs_ += credit * 10;
+    creditMs_ = 0;
+    for (float c : runWindow_) creditMs_ += c;
     strongMs_ += strong * 10;
     quietMs_ = 0;
     if (!fired_ && (creditMs_ + kCreditSlackMs >= RequiredMs() || strongMs_ * 100 >= int64_t{kStrongPercent} * o_.minDurationMs)) {

@@ -390,6 +390,15 @@ constexpr float kNearBarProbability = 0.9f;
 constexpr int kNearBarHops = 2;
 constexpr float kNearBarShortMs = 20.f;
 constexpr float kNearBarHeldCorr = 0.99f;
+// kRunWindowHops (vc/bargein.h, 45: 450 ms): a run's credit counts only what its last 450 ms earned.
+// Street or babble the caller scorer takes for speech keeps a run from re-arming, and its sparse
+// evidence (a louder voice, a slam) added up over a second until one more hop finished it. Round 43,
+// set BC's / BD's tapes: false interruptions 10 -> 7 / 10 -> 6 (every held-out street one gone),
+// 8 / 6 cut-ins slower (babble callers already over 400 ms 760 -> 1,120 and 941 -> 1,280; a tuning
+// echo caller 520 -> 982), none faster, the counts over 150 / 400 ms and the misses the same; the
+// noise probes' greetings cut by babble at once 26 / 26 -> 21 / 17 (tuning), 21 / 17 -> 13 / 9
+// (held-out), street and music 1-2 fewer, babble callers' max 960-1,080 -> 1,240 ms. 300 ms: 10 -> 6
+// but 30 slower and a miss; 600 ms: 10 -> 9. A restart after a gap when a run is sparse: see round 42.
 // The caller's scorer (caller_) lets its floor rise at most 3 dB per hop that looks like speech.
 // Its step is linear in power, so a loud first vowel on a quiet line (carrier call "Excuse me",
 // 50 dB over the floor) lifted the floor 32 dB in 60 ms; the syllables after it sat under that
